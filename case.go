@@ -1,0 +1,218 @@
+package incidentlib
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Case is one public production incident, written up in the library's
+// structure. A zero value in an optional field means the source does not say:
+// pages print "–", the API prints null, and nobody guesses.
+type Case struct {
+	ID      string // IL-NNNN
+	Title   string
+	Company string
+
+	Timeline Timeline
+
+	Severity      string // a severity slug, or "" when the source gives none
+	Scope         string
+	UsersAffected string
+	Region        string
+
+	// StatedTimeToDetect and StatedTimeToResolve hold durations the source
+	// states directly; they are used only when the timeline cannot give them.
+	StatedTimeToDetect  time.Duration
+	StatedTimeToResolve time.Duration
+
+	Summary      string
+	Symptoms     string   // prose
+	SymptomTerms []string // symptom slugs
+
+	Trigger             string
+	RootCause           string   // root-cause slug, or "" when undisclosed
+	Components          []string // component slugs
+	ContributingFactors []string // contributing-factor slugs
+
+	Detection   string
+	Remediation []string
+	ActionItems []ActionItem
+	Lessons     string
+
+	Sources      []Source
+	Verification Verification
+
+	// Origin is where the case was loaded from ("builtin:cases/IL-0561.yaml"
+	// or a path on disk). It is not part of the case's content.
+	Origin string
+}
+
+// Timeline holds the moments a source gives. Only Started is required.
+type Timeline struct {
+	Started   Timestamp
+	Detected  Timestamp
+	Mitigated Timestamp
+	Resolved  Timestamp
+}
+
+// Timestamp is a UTC instant, or a calendar date where the source gives only
+// the day. The zero value is unknown.
+type Timestamp struct {
+	Time     time.Time
+	DateOnly bool
+}
+
+// IsZero reports whether the timestamp is unknown.
+func (t Timestamp) IsZero() bool { return t.Time.IsZero() }
+
+// String renders the timestamp as it is written in a case file.
+func (t Timestamp) String() string {
+	switch {
+	case t.IsZero():
+		return ""
+	case t.DateOnly:
+		return t.Time.Format(time.DateOnly)
+	default:
+		return t.Time.UTC().Format(time.RFC3339)
+	}
+}
+
+// Year returns the calendar year, or 0 when unknown.
+func (t Timestamp) Year() int {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Time.UTC().Year()
+}
+
+// ParseTimestamp accepts RFC 3339 (converted to UTC) or a bare date
+// (YYYY-MM-DD).
+func ParseTimestamp(s string) (Timestamp, error) {
+	s = strings.TrimSpace(s)
+	if d, err := time.Parse(time.DateOnly, s); err == nil {
+		return Timestamp{Time: d, DateOnly: true}, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return Timestamp{}, fmt.Errorf("%q is neither a date (2026-08-24) nor an RFC 3339 time (2026-08-24T16:56:00Z)", s)
+	}
+	return Timestamp{Time: t.UTC()}, nil
+}
+
+// ActionItem is a follow-up the company committed to, with its own estimate
+// of when, if it gave one ("October 2026").
+type ActionItem struct {
+	Text     string
+	Estimate string
+}
+
+// Source is a public document the case rests on.
+type Source struct {
+	URL         string // empty only for type seed-listing
+	Type        string // a source-type slug
+	Title       string
+	Retrieved   Timestamp // when the library's curator read it
+	ArchivedURL string
+}
+
+// Verification statuses: how far the case's facts were checked against a
+// stored copy of its sources.
+const (
+	VerificationChecked   = "checked"   // every fact checked against a stored copy
+	VerificationPartial   = "partial"   // some facts checked; Note says which were not
+	VerificationUnchecked = "unchecked" // no stored copy could be found
+)
+
+// Verification records how a case's facts were checked.
+type Verification struct {
+	Status  string // checked, partial or unchecked
+	Against string // which stored copy the facts were checked against
+	Note    string
+}
+
+// TimeToDetect is the time from start to detection: derived from the
+// timeline when both instants are known to the minute, the stated duration
+// otherwise. ok is false when unknown.
+func (c *Case) TimeToDetect() (d time.Duration, ok bool) {
+	return elapsed(c.Timeline.Started, c.Timeline.Detected, c.StatedTimeToDetect)
+}
+
+// TimeToResolve is the time from start to resolution, derived or stated as
+// for TimeToDetect.
+func (c *Case) TimeToResolve() (d time.Duration, ok bool) {
+	return elapsed(c.Timeline.Started, c.Timeline.Resolved, c.StatedTimeToResolve)
+}
+
+func elapsed(from, to Timestamp, stated time.Duration) (time.Duration, bool) {
+	if !from.IsZero() && !to.IsZero() && !from.DateOnly && !to.DateOnly {
+		return to.Time.Sub(from.Time), true
+	}
+	if stated > 0 {
+		return stated, true
+	}
+	return 0, false
+}
+
+// Year is the year the incident started.
+func (c *Case) Year() int { return c.Timeline.Started.Year() }
+
+var caseIDPattern = regexp.MustCompile(`^IL-[0-9]{4}$`)
+
+// ValidCaseID reports whether id has the form IL-NNNN.
+func ValidCaseID(id string) bool { return caseIDPattern.MatchString(id) }
+
+// FormatDuration renders a duration the way the case pages do: "2m",
+// "6h 13m", "3d 4h". Seconds are dropped above one minute.
+func FormatDuration(d time.Duration) string {
+	if d <= 0 {
+		return "0m"
+	}
+	if d < time.Minute {
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	}
+	mins := int(d / time.Minute)
+	days, hours, m := mins/(24*60), mins/60%24, mins%60
+	var parts []string
+	if days > 0 {
+		parts = append(parts, strconv.Itoa(days)+"d")
+	}
+	if hours > 0 {
+		parts = append(parts, strconv.Itoa(hours)+"h")
+	}
+	if m > 0 && days == 0 {
+		parts = append(parts, strconv.Itoa(m)+"m")
+	}
+	if len(parts) == 0 {
+		return strconv.Itoa(days) + "d"
+	}
+	return strings.Join(parts, " ")
+}
+
+var durationPart = regexp.MustCompile(`^([0-9]+)([dhms])`)
+
+// ParseDuration reads the durations case files state directly: one or more
+// of "3d", "6h", "13m", "20s", optionally separated by spaces ("6h 13m").
+func ParseDuration(s string) (time.Duration, error) {
+	rest := strings.TrimSpace(s)
+	if rest == "" {
+		return 0, fmt.Errorf("empty duration")
+	}
+	var total time.Duration
+	for rest != "" {
+		m := durationPart.FindStringSubmatch(rest)
+		if m == nil {
+			return 0, fmt.Errorf("%q is not a duration like \"2m\", \"6h 13m\" or \"3d\"", s)
+		}
+		n, err := strconv.Atoi(m[1])
+		if err != nil || n > 100000 {
+			return 0, fmt.Errorf("%q is out of range", s)
+		}
+		unit := map[string]time.Duration{"d": 24 * time.Hour, "h": time.Hour, "m": time.Minute, "s": time.Second}[m[2]]
+		total += time.Duration(n) * unit
+		rest = strings.TrimLeft(rest[len(m[0]):], " ")
+	}
+	return total, nil
+}

@@ -1,0 +1,78 @@
+// Command incidentlib serves and checks the Incident Library.
+//
+//	incidentlib serve    --addr 127.0.0.1:8080 [--cases DIR]... [--data DIR]
+//	incidentlib validate [--no-builtin] [DIR]...
+//	incidentlib list     [--cases DIR]...
+//	incidentlib stats    [--cases DIR]...
+//	incidentlib mcp      [--cases DIR]...
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now}
+	os.Exit(m.Run(ctx, os.Args[1:]))
+}
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitProblems = 1 // the command ran and found problems, or failed
+	exitUsage    = 2 // the command line was wrong
+)
+
+// Main is the program, with its inputs and outputs explicit so that tests
+// run it whole.
+type Main struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Now            func() time.Time
+}
+
+// Run runs one subcommand and returns the process exit code.
+func (m *Main) Run(ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		m.usage()
+		return exitUsage
+	}
+	switch args[0] {
+	case "validate":
+		return m.runValidate(args[1:])
+	case "list":
+		return m.runList(args[1:])
+	case "-h", "--help", "help":
+		m.usage()
+		return exitOK
+	}
+	if run, ok := m.moreCommands()[args[0]]; ok {
+		return run(ctx, args[1:])
+	}
+	fmt.Fprintf(m.Stderr, "incidentlib: unknown command %q\n", args[0])
+	m.usage()
+	return exitUsage
+}
+
+func (m *Main) usage() {
+	fmt.Fprint(m.Stderr, `usage: incidentlib <command> [flags]
+
+commands:
+  serve     serve the web pages, the JSON API and the MCP endpoint over HTTP
+  mcp       serve the MCP tools over standard input and output
+  validate  check the vocabulary and every case; exit 0 clean, 1 problems, 2 usage
+  list      print one line per case
+  stats     count cases per term and show which fields are known
+  bench     run the search benchmark harness
+
+Run 'incidentlib <command> -h' for a command's flags.
+`)
+}

@@ -1,0 +1,412 @@
+package corpus
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"incidentlib"
+)
+
+// caseFile is the YAML shape of a case (docs/case-format.md).
+type caseFile struct {
+	ID                  string           `yaml:"id"`
+	Title               string           `yaml:"title"`
+	Company             string           `yaml:"company"`
+	Timeline            timelineFile     `yaml:"timeline"`
+	Severity            string           `yaml:"severity"`
+	Scope               string           `yaml:"scope"`
+	UsersAffected       string           `yaml:"users_affected"`
+	Region              string           `yaml:"region"`
+	TimeToDetect        string           `yaml:"time_to_detect"`
+	TimeToResolve       string           `yaml:"time_to_resolve"`
+	Summary             string           `yaml:"summary"`
+	Symptoms            string           `yaml:"symptoms"`
+	SymptomTerms        []string         `yaml:"symptom_terms"`
+	Trigger             string           `yaml:"trigger"`
+	RootCause           string           `yaml:"root_cause"`
+	Components          []string         `yaml:"components"`
+	ContributingFactors []string         `yaml:"contributing_factors"`
+	Detection           string           `yaml:"detection"`
+	Remediation         []string         `yaml:"remediation"`
+	ActionItems         []actionItemFile `yaml:"action_items"`
+	Lessons             string           `yaml:"lessons"`
+	Sources             []sourceFile     `yaml:"sources"`
+	Verification        verificationFile `yaml:"verification"`
+}
+
+type timelineFile struct {
+	Started   string `yaml:"started"`
+	Detected  string `yaml:"detected"`
+	Mitigated string `yaml:"mitigated"`
+	Resolved  string `yaml:"resolved"`
+}
+
+type actionItemFile struct {
+	Text     string `yaml:"text"`
+	Estimate string `yaml:"estimate"`
+}
+
+type sourceFile struct {
+	URL         string `yaml:"url"`
+	Type        string `yaml:"type"`
+	Title       string `yaml:"title"`
+	Retrieved   string `yaml:"retrieved"`
+	ArchivedURL string `yaml:"archived_url"`
+}
+
+type verificationFile struct {
+	Status  string `yaml:"status"`
+	Against string `yaml:"against"`
+	Note    string `yaml:"note"`
+}
+
+// Dir is a tree of case files: the shipped corpus or a team's directory.
+type Dir struct {
+	FS fs.FS
+	// Name prefixes file names in problems and in Case.Origin: "cases" for
+	// the shipped corpus, the directory's path for a team's.
+	Name string
+}
+
+// MaxCaseFileSize bounds one case file; a larger one is a problem, not a
+// slow load.
+const MaxCaseFileSize = 1 << 20
+
+// LoadCases reads every *.yaml file under each Dir, checks it against the
+// vocabulary and the rules of docs/case-format.md, and checks IDs across all
+// of them. It returns the cases that loaded (sorted by ID) and every problem.
+// now bounds start dates: none may lie in the future.
+func LoadCases(v *incidentlib.Vocabulary, dirs []Dir, now time.Time) ([]*incidentlib.Case, Problems) {
+	var all Problems
+	var cases []*incidentlib.Case
+	firstFile := map[string]string{}
+	for _, d := range dirs {
+		var names []string
+		err := fs.WalkDir(d.FS, ".", func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				all = append(all, Problem{File: path.Join(d.Name, p), Message: "cannot read: " + cleanFSError(err)})
+				return nil
+			}
+			if !e.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+				names = append(names, p)
+			}
+			return nil
+		})
+		if err != nil {
+			all = append(all, Problem{File: d.Name, Message: "cannot read: " + cleanFSError(err)})
+			continue
+		}
+		sort.Strings(names)
+		for _, p := range names {
+			file := path.Join(d.Name, p)
+			data, err := fs.ReadFile(d.FS, p)
+			if err != nil {
+				all = append(all, Problem{File: file, Message: "cannot read: " + cleanFSError(err)})
+				continue
+			}
+			c, ps := ParseCase(v, file, data, now)
+			all = append(all, ps...)
+			if c == nil {
+				continue
+			}
+			if prev, dup := firstFile[c.ID]; dup {
+				all = append(all, Problem{File: file, Line: 1, Message: fmt.Sprintf("duplicate ID %s: %s already has it", c.ID, prev)})
+				continue
+			}
+			firstFile[c.ID] = file
+			cases = append(cases, c)
+		}
+	}
+	sort.Slice(cases, func(i, j int) bool { return cases[i].ID < cases[j].ID })
+	all.Sort()
+	return cases, all
+}
+
+func cleanFSError(err error) string {
+	var pe *fs.PathError
+	if e, ok := err.(*fs.PathError); ok {
+		pe = e
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// ParseCase parses and checks one case file. It returns the case when the
+// file is a case at all (even with problems in some fields, so that IDs can
+// still be compared across files), or nil when it is not.
+func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Time) (*incidentlib.Case, Problems) {
+	var ps Problems
+	report := func(line int, format string, args ...any) {
+		ps = append(ps, Problem{File: file, Line: line, Message: fmt.Sprintf(format, args...)})
+	}
+	if len(data) > MaxCaseFileSize {
+		report(0, "the file is %d bytes; a case file may be at most %d", len(data), MaxCaseFileSize)
+		return nil, ps
+	}
+	if !utf8.Valid(data) {
+		report(firstInvalidUTF8Line(data), "the file is not valid UTF-8")
+		return nil, ps
+	}
+	root, errs := parseDocument(data)
+	for _, e := range errs {
+		report(e.line, "%s", e.msg)
+	}
+	if root == nil {
+		return nil, ps
+	}
+	if root.Kind != yaml.MappingNode || lookup(root, "id") == nil {
+		report(root.Line, "not a case: expected a mapping with id, title, company, … (see docs/case-format.md)")
+		return nil, ps
+	}
+	checkKeys(root, reflect.TypeOf(caseFile{}), "", func(line int, msg string) { report(line, "%s", msg) })
+
+	var cf caseFile
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&cf); err != nil {
+		for _, e := range yamlErrorMessages(err, "wrong type") {
+			report(e.line, "%s", e.msg)
+		}
+	}
+	at := func(p ...any) int { return lineOf(root, p...) }
+
+	c := &incidentlib.Case{
+		ID: strings.TrimSpace(cf.ID), Title: cf.Title, Company: cf.Company,
+		Scope: cf.Scope, UsersAffected: cf.UsersAffected, Region: cf.Region,
+		Summary: cf.Summary, Symptoms: cf.Symptoms, Trigger: cf.Trigger,
+		RootCause: cf.RootCause, Detection: cf.Detection, Lessons: cf.Lessons,
+		Severity: cf.Severity, Remediation: cf.Remediation,
+		SymptomTerms: cf.SymptomTerms, Components: cf.Components, ContributingFactors: cf.ContributingFactors,
+		Verification: incidentlib.Verification{Status: cf.Verification.Status, Against: cf.Verification.Against, Note: cf.Verification.Note},
+		Origin:       file,
+	}
+
+	// Identity.
+	base := strings.TrimSuffix(strings.TrimSuffix(path.Base(file), ".yaml"), ".yml")
+	switch {
+	case c.ID == "":
+		report(at("id"), "missing required field \"id\"")
+	case !incidentlib.ValidCaseID(c.ID):
+		report(at("id"), "id %q is not of the form IL-NNNN (four digits)", c.ID)
+	case c.ID != base:
+		report(at("id"), "id %s does not match the file name %s; name the file %s.yaml", c.ID, path.Base(file), c.ID)
+	}
+	for _, f := range []struct {
+		key, val string
+	}{{"title", c.Title}, {"company", c.Company}, {"summary", c.Summary}} {
+		if strings.TrimSpace(f.val) == "" {
+			report(at(f.key), "missing required field %q", f.key)
+		}
+	}
+
+	// Timeline.
+	ts := func(key, val string) incidentlib.Timestamp {
+		if strings.TrimSpace(val) == "" {
+			return incidentlib.Timestamp{}
+		}
+		t, err := incidentlib.ParseTimestamp(val)
+		if err != nil {
+			report(at("timeline", key), "timeline.%s: %v", key, err)
+		}
+		return t
+	}
+	c.Timeline = incidentlib.Timeline{
+		Started:   ts("started", cf.Timeline.Started),
+		Detected:  ts("detected", cf.Timeline.Detected),
+		Mitigated: ts("mitigated", cf.Timeline.Mitigated),
+		Resolved:  ts("resolved", cf.Timeline.Resolved),
+	}
+	tl := c.Timeline
+	if strings.TrimSpace(cf.Timeline.Started) == "" {
+		report(at("timeline", "started"), "missing required field \"timeline.started\"")
+	} else if !tl.Started.IsZero() && tl.Started.Time.After(now) {
+		report(at("timeline", "started"), "timeline.started %s is in the future", tl.Started)
+	}
+	before := func(aKey string, a incidentlib.Timestamp, bKey string, b incidentlib.Timestamp) {
+		if a.IsZero() || b.IsZero() {
+			return
+		}
+		if a.DateOnly || b.DateOnly {
+			if a.Time.Truncate(24 * time.Hour).After(b.Time.Truncate(24 * time.Hour)) {
+				report(at("timeline", bKey), "timeline.%s (%s) is before timeline.%s (%s)", bKey, b, aKey, a)
+			}
+			return
+		}
+		if a.Time.After(b.Time) {
+			report(at("timeline", bKey), "timeline.%s (%s) is before timeline.%s (%s)", bKey, b, aKey, a)
+		}
+	}
+	before("started", tl.Started, "detected", tl.Detected)
+	before("started", tl.Started, "mitigated", tl.Mitigated)
+	before("started", tl.Started, "resolved", tl.Resolved)
+	if !tl.Detected.IsZero() && !tl.Resolved.IsZero() && !tl.Detected.DateOnly && !tl.Resolved.DateOnly && tl.Detected.Time.After(tl.Resolved.Time) {
+		report(at("timeline", "detected"), "detection (%s) is after resolution (%s)", tl.Detected, tl.Resolved)
+	}
+	before("mitigated", tl.Mitigated, "resolved", tl.Resolved)
+
+	// Stated durations.
+	dur := func(key, val string) time.Duration {
+		if strings.TrimSpace(val) == "" {
+			return 0
+		}
+		d, err := incidentlib.ParseDuration(val)
+		if err != nil {
+			report(at(key), "%s: %v", key, err)
+		}
+		return d
+	}
+	c.StatedTimeToDetect = dur("time_to_detect", cf.TimeToDetect)
+	c.StatedTimeToResolve = dur("time_to_resolve", cf.TimeToResolve)
+	agree := func(key string, stated time.Duration, from, to incidentlib.Timestamp) {
+		if stated == 0 || from.IsZero() || to.IsZero() || from.DateOnly || to.DateOnly {
+			return
+		}
+		derived := to.Time.Sub(from.Time)
+		if diff := derived - stated; diff > time.Minute || diff < -time.Minute {
+			report(at(key), "%s %s disagrees with the timeline, which gives %s", key, incidentlib.FormatDuration(stated), incidentlib.FormatDuration(derived))
+		}
+	}
+	agree("time_to_detect", c.StatedTimeToDetect, tl.Started, tl.Detected)
+	agree("time_to_resolve", c.StatedTimeToResolve, tl.Started, tl.Resolved)
+	if !tl.Detected.IsZero() && !tl.Resolved.IsZero() && tl.Detected.DateOnly == tl.Resolved.DateOnly && c.StatedTimeToDetect > 0 && c.StatedTimeToResolve > 0 && c.StatedTimeToDetect > c.StatedTimeToResolve {
+		report(at("time_to_detect"), "time_to_detect is longer than time_to_resolve")
+	}
+
+	// Vocabulary terms.
+	checkTerm := func(facet incidentlib.Facet, key string, idx int, slug string) {
+		if _, ok := v.Term(facet, slug); ok {
+			return
+		}
+		line := at(key)
+		if idx >= 0 {
+			line = at(key, idx)
+		}
+		report(line, "unknown %s %q%s", strings.ReplaceAll(string(facet), "_", " "), slug, didYouMean(slug, v.Slugs(facet)))
+	}
+	checkTerms := func(facet incidentlib.Facet, key string, slugs []string) {
+		seen := map[string]bool{}
+		for i, s := range slugs {
+			if seen[s] {
+				report(at(key, i), "%s lists %q twice", key, s)
+			}
+			seen[s] = true
+			checkTerm(facet, key, i, s)
+		}
+	}
+	if c.RootCause != "" {
+		checkTerm(incidentlib.FacetRootCause, "root_cause", -1, c.RootCause)
+	}
+	checkTerms(incidentlib.FacetSymptom, "symptom_terms", c.SymptomTerms)
+	checkTerms(incidentlib.FacetComponent, "components", c.Components)
+	checkTerms(incidentlib.FacetContributingFactor, "contributing_factors", c.ContributingFactors)
+	if c.Severity != "" {
+		if _, ok := v.Severity(c.Severity); !ok {
+			report(at("severity"), "unknown severity %q (valid: %s)", c.Severity, slugList(v.Severities()))
+		}
+	}
+
+	// Lists of prose.
+	for i, r := range c.Remediation {
+		if strings.TrimSpace(r) == "" {
+			report(at("remediation", i), "remediation[%d] is empty", i)
+		}
+	}
+	for i, a := range cf.ActionItems {
+		if strings.TrimSpace(a.Text) == "" {
+			report(at("action_items", i), "action_items[%d] has no text", i)
+		}
+		c.ActionItems = append(c.ActionItems, incidentlib.ActionItem{Text: a.Text, Estimate: a.Estimate})
+	}
+
+	// Sources.
+	if len(cf.Sources) == 0 {
+		report(at("sources"), "missing required field \"sources\": a case rests on at least one public source")
+	}
+	for i, s := range cf.Sources {
+		src := incidentlib.Source{URL: strings.TrimSpace(s.URL), Type: s.Type, Title: s.Title, ArchivedURL: strings.TrimSpace(s.ArchivedURL)}
+		switch {
+		case s.Type == "":
+			report(at("sources", i), "sources[%d]: missing type (valid: %s)", i, slugList(v.SourceTypes()))
+		default:
+			if _, ok := v.SourceType(s.Type); !ok {
+				report(at("sources", i, "type"), "sources[%d]: unknown source type %q%s", i, s.Type, didYouMean(s.Type, slugsOf(v.SourceTypes())))
+			}
+		}
+		if src.URL == "" && s.Type != "seed-listing" {
+			report(at("sources", i), "sources[%d]: missing url (only a seed-listing source may have none)", i)
+		}
+		if src.URL != "" {
+			if msg := checkURL(src.URL); msg != "" {
+				report(at("sources", i, "url"), "sources[%d].url: %s", i, msg)
+			}
+		}
+		if src.ArchivedURL != "" {
+			if msg := checkURL(src.ArchivedURL); msg != "" {
+				report(at("sources", i, "archived_url"), "sources[%d].archived_url: %s", i, msg)
+			}
+		}
+		if strings.TrimSpace(s.Retrieved) != "" {
+			r, err := incidentlib.ParseTimestamp(s.Retrieved)
+			switch {
+			case err != nil:
+				report(at("sources", i, "retrieved"), "sources[%d].retrieved: %v", i, err)
+			case r.Time.After(now):
+				report(at("sources", i, "retrieved"), "sources[%d].retrieved %s is in the future", i, r)
+			}
+			src.Retrieved = r
+		}
+		c.Sources = append(c.Sources, src)
+	}
+
+	// Verification.
+	switch c.Verification.Status {
+	case "":
+		report(at("verification"), "missing required field \"verification.status\" (checked, partial or unchecked)")
+	case incidentlib.VerificationChecked, incidentlib.VerificationPartial:
+		if strings.TrimSpace(c.Verification.Against) == "" {
+			report(at("verification"), "verification.against is required when status is %s: name the stored copy the facts were checked against", c.Verification.Status)
+		}
+	case incidentlib.VerificationUnchecked:
+	default:
+		report(at("verification", "status"), "unknown verification status %q (valid: checked, partial, unchecked)", c.Verification.Status)
+	}
+
+	if c.ID == "" || !incidentlib.ValidCaseID(c.ID) {
+		return nil, ps
+	}
+	return c, ps
+}
+
+// checkURL returns "" for an absolute http(s) URL, or what is wrong.
+func checkURL(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%q is not a valid URL", s)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("%q is not an http or https URL", s)
+	case u.Host == "":
+		return fmt.Sprintf("%q has no host", s)
+	case strings.ContainsAny(s, " \t\n"):
+		return fmt.Sprintf("%q contains white space", s)
+	}
+	return ""
+}
+
+func slugsOf(ts []incidentlib.Term) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Slug
+	}
+	return out
+}
+
+func slugList(ts []incidentlib.Term) string { return strings.Join(slugsOf(ts), ", ") }

@@ -1,0 +1,178 @@
+package incidentlib
+
+import (
+	"sort"
+)
+
+// Facet names one dimension of the controlled vocabulary.
+type Facet string
+
+// The facets a case is tagged along.
+const (
+	FacetRootCause          Facet = "root_cause"
+	FacetComponent          Facet = "component"
+	FacetSymptom            Facet = "symptom"
+	FacetContributingFactor Facet = "contributing_factor"
+)
+
+// Facets lists the tagging facets in the order pages show them.
+var Facets = []Facet{FacetRootCause, FacetComponent, FacetSymptom, FacetContributingFactor}
+
+// ParseFacet accepts a facet's name ("root_cause") or its URL segment
+// ("root-causes").
+func ParseFacet(s string) (Facet, bool) {
+	for _, f := range Facets {
+		if s == string(f) || s == f.PathSegment() {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// PathSegment is the facet's plural URL segment: "root-causes".
+func (f Facet) PathSegment() string {
+	switch f {
+	case FacetRootCause:
+		return "root-causes"
+	case FacetComponent:
+		return "components"
+	case FacetSymptom:
+		return "symptoms"
+	case FacetContributingFactor:
+		return "contributing-factors"
+	}
+	return ""
+}
+
+// Title is the facet's display name: "Root cause".
+func (f Facet) Title() string {
+	switch f {
+	case FacetRootCause:
+		return "Root cause"
+	case FacetComponent:
+		return "Component"
+	case FacetSymptom:
+		return "Symptom"
+	case FacetContributingFactor:
+		return "Contributing factor"
+	}
+	return string(f)
+}
+
+// Term is one entry of the vocabulary.
+type Term struct {
+	Facet      Facet
+	Slug       string
+	Name       string
+	Definition string
+	Group      string // component group slug; components only
+}
+
+// Group is a family of components ("Database" holds "Application database").
+type Group struct {
+	Slug       string
+	Name       string
+	Definition string
+}
+
+// Vocabulary is the controlled vocabulary. Build it with NewVocabulary; it is
+// read-only afterwards and safe for concurrent use.
+type Vocabulary struct {
+	terms       map[Facet][]Term
+	bySlug      map[Facet]map[string]int
+	groups      []Group
+	groupBySlug map[string]int
+	severities  []Term
+	sourceTypes []Term
+}
+
+// NewVocabulary indexes the given terms. It does not validate them; package
+// corpus does.
+func NewVocabulary(terms map[Facet][]Term, groups []Group, severities, sourceTypes []Term) *Vocabulary {
+	v := &Vocabulary{
+		terms:       map[Facet][]Term{},
+		bySlug:      map[Facet]map[string]int{},
+		groups:      groups,
+		groupBySlug: map[string]int{},
+		severities:  severities,
+		sourceTypes: sourceTypes,
+	}
+	for f, ts := range terms {
+		v.terms[f] = ts
+		v.bySlug[f] = map[string]int{}
+		for i, t := range ts {
+			v.bySlug[f][t.Slug] = i
+		}
+	}
+	for i, g := range groups {
+		v.groupBySlug[g.Slug] = i
+	}
+	return v
+}
+
+// Terms returns the terms of a facet in file order.
+func (v *Vocabulary) Terms(f Facet) []Term { return v.terms[f] }
+
+// Term looks up a term by facet and slug.
+func (v *Vocabulary) Term(f Facet, slug string) (Term, bool) {
+	i, ok := v.bySlug[f][slug]
+	if !ok {
+		return Term{}, false
+	}
+	return v.terms[f][i], true
+}
+
+// Groups returns the component groups in file order.
+func (v *Vocabulary) Groups() []Group { return v.groups }
+
+// Group looks up a component group by slug.
+func (v *Vocabulary) Group(slug string) (Group, bool) {
+	i, ok := v.groupBySlug[slug]
+	if !ok {
+		return Group{}, false
+	}
+	return v.groups[i], true
+}
+
+// GroupMembers returns the slugs of the components in a group.
+func (v *Vocabulary) GroupMembers(group string) []string {
+	var out []string
+	for _, t := range v.terms[FacetComponent] {
+		if t.Group == group {
+			out = append(out, t.Slug)
+		}
+	}
+	return out
+}
+
+// Severities returns the closed list of severities, most severe first.
+func (v *Vocabulary) Severities() []Term { return v.severities }
+
+// Severity looks up a severity by slug.
+func (v *Vocabulary) Severity(slug string) (Term, bool) { return find(v.severities, slug) }
+
+// SourceTypes returns the closed list of source types.
+func (v *Vocabulary) SourceTypes() []Term { return v.sourceTypes }
+
+// SourceType looks up a source type by slug.
+func (v *Vocabulary) SourceType(slug string) (Term, bool) { return find(v.sourceTypes, slug) }
+
+// Slugs returns the sorted slugs of a facet, for messages that list what is
+// valid.
+func (v *Vocabulary) Slugs(f Facet) []string {
+	out := make([]string, 0, len(v.terms[f]))
+	for _, t := range v.terms[f] {
+		out = append(out, t.Slug)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func find(ts []Term, slug string) (Term, bool) {
+	for _, t := range ts {
+		if t.Slug == slug {
+			return t, true
+		}
+	}
+	return Term{}, false
+}
