@@ -67,7 +67,7 @@ func yamlErrorMessages(err error, prefix string) []lineMessage {
 }
 
 var (
-	cannotUnmarshal = regexp.MustCompile("^cannot unmarshal !!(\\w+) `?(.*?)`? into (.*)$")
+	cannotUnmarshal = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `?(.*?)`?)? into (.*)$")
 )
 
 // rewordYAML makes yaml.v3's messages readable to a curator who does not

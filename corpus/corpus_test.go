@@ -1,0 +1,126 @@
+package corpus_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"incidentlib"
+	"incidentlib/corpus"
+	"incidentlib/vocabulary"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fixedNow is the "today" of every test, so future-date checks do not drift.
+var fixedNow = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+
+func TestShippedVocabularyLoads(t *testing.T) {
+	v, ps := corpus.LoadVocabulary(vocabulary.FileName, vocabulary.YAML)
+	if len(ps) > 0 {
+		t.Fatalf("shipped vocabulary has problems:\n%v", ps)
+	}
+	term, ok := v.Term(incidentlib.FacetComponent, "application-database")
+	if !ok || term.Name != "Application database" || term.Group != "database" {
+		t.Fatalf("application-database = %+v, %v; the seed pages name it \"Application database\" in group Database", term, ok)
+	}
+	if g, ok := v.Group("database"); !ok || g.Name != "Database" {
+		t.Fatalf("group database = %+v, %v", g, ok)
+	}
+	for _, f := range incidentlib.Facets {
+		for _, term := range v.Terms(f) {
+			if strings.Count(term.Definition, ".") < 1 {
+				t.Errorf("%s %s: the definition should be a sentence", f, term.Slug)
+			}
+		}
+	}
+}
+
+func TestShippedCorpusValidates(t *testing.T) {
+	c, ps, err := corpus.Load(corpus.Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		t.Error(p)
+	}
+	if len(c.Cases) == 0 {
+		t.Fatal("no shipped cases")
+	}
+}
+
+func TestGoodFixtureHasNoProblems(t *testing.T) {
+	_, ps, err := corpus.Load(corpus.Options{NoBuiltin: true, CaseDirs: []string{"testdata/good"}, Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) > 0 {
+		t.Fatalf("unexpected problems:\n%v", ps)
+	}
+}
+
+// TestBrokenFixtures pins the exact message for every kind of problem the
+// validator reports. Refresh with: go test ./corpus -run BrokenFixtures -update
+func TestBrokenFixtures(t *testing.T) {
+	c, ps, err := corpus.Load(corpus.Options{NoBuiltin: true, CaseDirs: []string{"testdata/broken"}, Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	for _, p := range ps {
+		got.WriteString(p.String() + "\n")
+	}
+	golden := filepath.Join("testdata", "broken.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), got.String()); diff != "" {
+		t.Errorf("problems differ from %s (-want +got):\n%s", golden, diff)
+	}
+	// Files that are cases still load, so that IDs are compared across
+	// files; the duplicate is left out.
+	ids := map[string]int{}
+	for _, k := range c.Cases {
+		ids[k.ID]++
+	}
+	if ids["IL-9002"] != 1 {
+		t.Errorf("IL-9002 loaded %d times, want once", ids["IL-9002"])
+	}
+}
+
+func TestMissingDirectoryIsAnError(t *testing.T) {
+	_, _, err := corpus.Load(corpus.Options{CaseDirs: []string{"testdata/no-such-dir"}, Now: fixedNow})
+	if err == nil || !strings.Contains(err.Error(), "no-such-dir") {
+		t.Fatalf("err = %v, want one naming the directory", err)
+	}
+}
+
+func TestCollisionWithShippedCaseNamesBothFiles(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../cases/IL-0561.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "IL-0561.yaml"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, ps, err := corpus.Load(corpus.Options{CaseDirs: []string{dir}, Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "IL-0561.yaml") + ":1: duplicate ID IL-0561: cases/IL-0561.yaml already has it"
+	if len(ps) != 1 || ps[0].String() != want {
+		t.Fatalf("problems = %v, want [%s]", ps, want)
+	}
+}
