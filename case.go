@@ -58,26 +58,45 @@ type Timeline struct {
 	Resolved  Timestamp
 }
 
-// Timestamp is a UTC instant, or a calendar date where the source gives only
-// the day. The zero value is unknown.
+// Precision says how much of a Timestamp the source gives.
+type Precision int
+
+// Precisions, coarsest first. The zero value is PrecisionTime so that a
+// Timestamp built from a time.Time alone is exact.
+const (
+	PrecisionTime  Precision = iota // to the minute or second, UTC
+	PrecisionYear                   // "2019"
+	PrecisionMonth                  // "2019-12"
+	PrecisionDay                    // "2019-12-06"
+)
+
+// Timestamp is a UTC instant, or a calendar day, month or year where the
+// source gives no more. The zero value is unknown.
 type Timestamp struct {
-	Time     time.Time
-	DateOnly bool
+	Time      time.Time
+	Precision Precision
 }
 
 // IsZero reports whether the timestamp is unknown.
 func (t Timestamp) IsZero() bool { return t.Time.IsZero() }
 
+// Exact reports whether the timestamp is known to the minute.
+func (t Timestamp) Exact() bool { return !t.IsZero() && t.Precision == PrecisionTime }
+
 // String renders the timestamp as it is written in a case file.
 func (t Timestamp) String() string {
-	switch {
-	case t.IsZero():
+	if t.IsZero() {
 		return ""
-	case t.DateOnly:
-		return t.Time.Format(time.DateOnly)
-	default:
-		return t.Time.UTC().Format(time.RFC3339)
 	}
+	switch t.Precision {
+	case PrecisionYear:
+		return t.Time.Format("2006")
+	case PrecisionMonth:
+		return t.Time.Format("2006-01")
+	case PrecisionDay:
+		return t.Time.Format(time.DateOnly)
+	}
+	return t.Time.UTC().Format(time.RFC3339)
 }
 
 // Year returns the calendar year, or 0 when unknown.
@@ -88,16 +107,52 @@ func (t Timestamp) Year() int {
 	return t.Time.UTC().Year()
 }
 
-// ParseTimestamp accepts RFC 3339 (converted to UTC) or a bare date
-// (YYYY-MM-DD).
+// Truncate returns the timestamp cut to precision p (when p is coarser),
+// so that two timestamps of different precision can be compared.
+func (t Timestamp) Truncate(p Precision) time.Time {
+	u := t.Time.UTC()
+	if p == PrecisionTime || (t.Precision != PrecisionTime && t.Precision < p) {
+		p = t.Precision
+	}
+	switch p {
+	case PrecisionYear:
+		return time.Date(u.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+	case PrecisionMonth:
+		return time.Date(u.Year(), u.Month(), 1, 0, 0, 0, 0, time.UTC)
+	case PrecisionDay:
+		return time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC)
+	}
+	return u
+}
+
+// Coarser returns the coarser of two precisions.
+func Coarser(a, b Precision) Precision {
+	switch {
+	case a == PrecisionTime:
+		return b
+	case b == PrecisionTime:
+		return a
+	case a < b:
+		return a
+	}
+	return b
+}
+
+// ParseTimestamp accepts RFC 3339 (converted to UTC), a date (2019-12-06),
+// a month (2019-12) or a year (2019).
 func ParseTimestamp(s string) (Timestamp, error) {
 	s = strings.TrimSpace(s)
-	if d, err := time.Parse(time.DateOnly, s); err == nil {
-		return Timestamp{Time: d, DateOnly: true}, nil
+	for _, f := range []struct {
+		layout string
+		p      Precision
+	}{{time.DateOnly, PrecisionDay}, {"2006-01", PrecisionMonth}, {"2006", PrecisionYear}} {
+		if d, err := time.Parse(f.layout, s); err == nil {
+			return Timestamp{Time: d, Precision: f.p}, nil
+		}
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return Timestamp{}, fmt.Errorf("%q is neither a date (2026-08-24) nor an RFC 3339 time (2026-08-24T16:56:00Z)", s)
+		return Timestamp{}, fmt.Errorf("%q is not an RFC 3339 time (2026-08-24T16:56:00Z), a date (2026-08-24), a month (2026-08) or a year (2026)", s)
 	}
 	return Timestamp{Time: t.UTC()}, nil
 }
@@ -147,7 +202,7 @@ func (c *Case) TimeToResolve() (d time.Duration, ok bool) {
 }
 
 func elapsed(from, to Timestamp, stated time.Duration) (time.Duration, bool) {
-	if !from.IsZero() && !to.IsZero() && !from.DateOnly && !to.DateOnly {
+	if from.Exact() && to.Exact() {
 		return to.Time.Sub(from.Time), true
 	}
 	if stated > 0 {

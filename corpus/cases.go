@@ -234,20 +234,15 @@ func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Tim
 		if a.IsZero() || b.IsZero() {
 			return
 		}
-		if a.DateOnly || b.DateOnly {
-			if a.Time.Truncate(24 * time.Hour).After(b.Time.Truncate(24 * time.Hour)) {
-				report(at("timeline", bKey), "timeline.%s (%s) is before timeline.%s (%s)", bKey, b, aKey, a)
-			}
-			return
-		}
-		if a.Time.After(b.Time) {
+		p := incidentlib.Coarser(a.Precision, b.Precision)
+		if a.Truncate(p).After(b.Truncate(p)) {
 			report(at("timeline", bKey), "timeline.%s (%s) is before timeline.%s (%s)", bKey, b, aKey, a)
 		}
 	}
 	before("started", tl.Started, "detected", tl.Detected)
 	before("started", tl.Started, "mitigated", tl.Mitigated)
 	before("started", tl.Started, "resolved", tl.Resolved)
-	if !tl.Detected.IsZero() && !tl.Resolved.IsZero() && !tl.Detected.DateOnly && !tl.Resolved.DateOnly && tl.Detected.Time.After(tl.Resolved.Time) {
+	if tl.Detected.Exact() && tl.Resolved.Exact() && tl.Detected.Time.After(tl.Resolved.Time) {
 		report(at("timeline", "detected"), "detection (%s) is after resolution (%s)", tl.Detected, tl.Resolved)
 	}
 	before("mitigated", tl.Mitigated, "resolved", tl.Resolved)
@@ -266,7 +261,7 @@ func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Tim
 	c.StatedTimeToDetect = dur("time_to_detect", cf.TimeToDetect)
 	c.StatedTimeToResolve = dur("time_to_resolve", cf.TimeToResolve)
 	agree := func(key string, stated time.Duration, from, to incidentlib.Timestamp) {
-		if stated == 0 || from.IsZero() || to.IsZero() || from.DateOnly || to.DateOnly {
+		if stated == 0 || !from.Exact() || !to.Exact() {
 			return
 		}
 		derived := to.Time.Sub(from.Time)
@@ -276,7 +271,7 @@ func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Tim
 	}
 	agree("time_to_detect", c.StatedTimeToDetect, tl.Started, tl.Detected)
 	agree("time_to_resolve", c.StatedTimeToResolve, tl.Started, tl.Resolved)
-	if !tl.Detected.IsZero() && !tl.Resolved.IsZero() && tl.Detected.DateOnly == tl.Resolved.DateOnly && c.StatedTimeToDetect > 0 && c.StatedTimeToResolve > 0 && c.StatedTimeToDetect > c.StatedTimeToResolve {
+	if c.StatedTimeToDetect > 0 && c.StatedTimeToResolve > 0 && c.StatedTimeToDetect > c.StatedTimeToResolve {
 		report(at("time_to_detect"), "time_to_detect is longer than time_to_resolve")
 	}
 

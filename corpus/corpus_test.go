@@ -119,8 +119,21 @@ func TestCollisionWithShippedCaseNamesBothFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ps = onlyIn(ps, dir)
 	want := filepath.Join(dir, "IL-0561.yaml") + ":1: duplicate ID IL-0561: cases/IL-0561.yaml already has it"
 	if len(ps) != 1 || ps[0].String() != want {
 		t.Fatalf("problems = %v, want [%s]", ps, want)
 	}
+}
+
+// onlyIn keeps the problems in files under dir, so a test about a team's
+// directory does not depend on the state of the shipped corpus.
+func onlyIn(ps corpus.Problems, dir string) corpus.Problems {
+	var out corpus.Problems
+	for _, p := range ps {
+		if strings.HasPrefix(p.File, dir) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
