@@ -1,0 +1,117 @@
+// Package engine implements incidentlib.Library over an in-memory corpus:
+// a Bleve index (BM25) for full-text search, and per-case term IDs kept in
+// memory for filters, exact facet counts and similar cases.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"incidentlib"
+)
+
+// Options configures an Engine.
+type Options struct {
+	// DataDir holds the index between runs. Empty builds the index in
+	// memory on every start.
+	DataDir string
+	// Logger receives start-up timings; nil discards them.
+	Logger *slog.Logger
+}
+
+// Engine answers queries over one corpus. It is safe for concurrent use.
+type Engine struct {
+	vocab *incidentlib.Vocabulary
+	cases []*incidentlib.Case // sorted by ID; a case's position is its number
+	byID  map[string]int
+
+	idx    bleve.Index
+	docNum []int32 // Bleve internal document number → case number
+
+	facets     *facetIndex
+	similarity *similarityIndex
+	reused     bool
+}
+
+var _ incidentlib.Library = (*Engine)(nil)
+
+// Open indexes cases (or reuses the index under opts.DataDir when the corpus
+// has not changed) and returns a ready engine.
+func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.Case, opts Options) (*Engine, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	start := time.Now()
+	sorted := make([]*incidentlib.Case, len(cases))
+	copy(sorted, cases)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	e := &Engine{vocab: v, cases: sorted, byID: make(map[string]int, len(sorted))}
+	for i, c := range sorted {
+		if _, dup := e.byID[c.ID]; dup {
+			return nil, fmt.Errorf("duplicate case ID %s", c.ID)
+		}
+		e.byID[c.ID] = i
+	}
+	idx, reused, err := openIndex(ctx, sorted, opts.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("search index: %w", err)
+	}
+	e.idx, e.reused = idx, reused
+	if e.docNum, err = docNumbers(idx, e.byID); err != nil {
+		idx.Close()
+		return nil, fmt.Errorf("search index: %w", err)
+	}
+	e.facets = newFacetIndex(v, sorted)
+	e.similarity = newSimilarityIndex(v, sorted, e.facets)
+	log.Info("engine ready", "cases", len(sorted), "index_reused", reused, "took", time.Since(start).Round(time.Millisecond))
+	return e, nil
+}
+
+// IndexReused reports whether Open found an index for this corpus on disk.
+func (e *Engine) IndexReused() bool { return e.reused }
+
+// Close releases the index.
+func (e *Engine) Close() error { return e.idx.Close() }
+
+// Vocabulary implements incidentlib.Library.
+func (e *Engine) Vocabulary() *incidentlib.Vocabulary { return e.vocab }
+
+// FindCaseByID implements incidentlib.Library.
+func (e *Engine) FindCaseByID(_ context.Context, id string) (*incidentlib.Case, error) {
+	i, ok := e.byID[strings.ToUpper(strings.TrimSpace(id))]
+	if !ok {
+		if !incidentlib.ValidCaseID(strings.ToUpper(strings.TrimSpace(id))) {
+			return nil, &incidentlib.Error{Code: incidentlib.EINVALID, Param: "id", Message: fmt.Sprintf("%q is not a case ID; case IDs look like IL-0561", truncate(id, 40))}
+		}
+		return nil, &incidentlib.Error{Code: incidentlib.ENOTFOUND, Param: "id", Message: fmt.Sprintf("no case %s in the library", strings.ToUpper(strings.TrimSpace(id)))}
+	}
+	return e.cases[i], nil
+}
+
+// Cases implements incidentlib.Library: every case, newest first.
+func (e *Engine) Cases(_ context.Context) ([]*incidentlib.Case, error) {
+	out := make([]*incidentlib.Case, len(e.cases))
+	for i, n := range e.facets.newest {
+		out[i] = e.cases[n]
+	}
+	return out, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,251 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"incidentlib"
+)
+
+// indexVersion changes whenever the mapping or the document shape changes,
+// so that an index built by an older binary is never reused.
+const indexVersion = "incidentlib-index-v1"
+
+// Indexed text fields, with the boost each gets at query time: title and
+// company above summary above the rest.
+var textFields = []struct {
+	name  string
+	boost float64
+}{
+	{"title", 4},
+	{"company", 4},
+	{"summary", 2},
+	{"body", 1},
+}
+
+// indexDoc is what Bleve indexes for a case. Nothing is stored: the engine
+// keeps the cases in memory and makes its own snippets.
+type indexDoc struct {
+	Title   string `json:"title"`
+	Company string `json:"company"`
+	Summary string `json:"summary"`
+	Body    string `json:"body"`
+}
+
+func docFor(c *incidentlib.Case) indexDoc {
+	var b strings.Builder
+	for _, s := range bodyTexts(c) {
+		b.WriteString(s.text)
+		b.WriteString("\n")
+	}
+	return indexDoc{Title: c.Title, Company: c.Company, Summary: c.Summary, Body: b.String()}
+}
+
+// fieldText is one piece of a case's text, named by the case field it
+// comes from.
+type fieldText struct {
+	field string
+	text  string
+}
+
+// bodyTexts lists the text searched under "body", in the order snippets
+// prefer them.
+func bodyTexts(c *incidentlib.Case) []fieldText {
+	out := []fieldText{
+		{"symptoms", c.Symptoms}, {"trigger", c.Trigger}, {"detection", c.Detection},
+		{"lessons", c.Lessons}, {"scope", c.Scope},
+	}
+	for _, r := range c.Remediation {
+		out = append(out, fieldText{"remediation", r})
+	}
+	for _, a := range c.ActionItems {
+		out = append(out, fieldText{"action_items", a.Text})
+	}
+	return out
+}
+
+func newMapping() mapping.IndexMapping {
+	im := bleve.NewIndexMapping()
+	im.ScoringModel = index.BM25Scoring
+	im.DefaultAnalyzer = en.AnalyzerName
+	dm := bleve.NewDocumentStaticMapping()
+	for _, f := range textFields {
+		fm := bleve.NewTextFieldMapping()
+		fm.Analyzer = en.AnalyzerName
+		fm.Store = false
+		fm.IncludeInAll = false
+		fm.DocValues = false
+		fm.IncludeTermVectors = true // phrase queries need positions
+		dm.AddFieldMappingsAt(f.name, fm)
+	}
+	im.DefaultMapping = dm
+	im.StoreDynamic = false
+	im.IndexDynamic = false
+	im.DocValuesDynamic = false
+	return im
+}
+
+// corpusHash identifies a corpus's indexed content: the same hash means an
+// existing index can be reused.
+func corpusHash(cases []*incidentlib.Case) string {
+	h := sha256.New()
+	h.Write([]byte(indexVersion))
+	var n [8]byte
+	for _, c := range cases {
+		d := docFor(c)
+		for _, s := range []string{c.ID, d.Title, d.Company, d.Summary, d.Body} {
+			binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+			h.Write(n[:])
+			h.Write([]byte(s))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:24]
+}
+
+// openIndex opens the index for cases under dataDir, building it when no
+// index for this exact content exists. An empty dataDir builds in memory.
+func openIndex(ctx context.Context, cases []*incidentlib.Case, dataDir string) (idx bleve.Index, reused bool, err error) {
+	if dataDir == "" {
+		idx, err = bleve.NewUsing("", newMapping(), scorch.Name, scorch.Name, nil)
+		if err != nil {
+			return nil, false, err
+		}
+		return idx, false, fillIndex(ctx, idx, cases)
+	}
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return nil, false, fmt.Errorf("data directory: %w", err)
+	}
+	name := "index-" + corpusHash(cases)
+	final := filepath.Join(dataDir, name)
+	if idx, err := bleve.Open(final); err == nil {
+		if n, err := idx.DocCount(); err == nil && n == uint64(len(cases)) {
+			return idx, true, nil
+		}
+		idx.Close()
+	}
+	// Build beside the final name and rename, so a crash mid-build never
+	// leaves a half index that a later start would take for whole.
+	tmp, err := os.MkdirTemp(dataDir, name+".building-")
+	if err != nil {
+		return nil, false, fmt.Errorf("data directory: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	path := filepath.Join(tmp, "index")
+	idx, err = bleve.New(path, newMapping())
+	if err != nil {
+		return nil, false, err
+	}
+	if err := fillIndex(ctx, idx, cases); err != nil {
+		idx.Close()
+		return nil, false, err
+	}
+	if err := idx.Close(); err != nil {
+		return nil, false, err
+	}
+	os.RemoveAll(final)
+	if err := os.Rename(path, final); err != nil {
+		return nil, false, fmt.Errorf("data directory: %w", err)
+	}
+	removeStaleIndexes(dataDir, name)
+	idx, err = bleve.Open(final)
+	return idx, false, err
+}
+
+// removeStaleIndexes deletes indexes of other corpus versions.
+func removeStaleIndexes(dataDir, keep string) {
+	entries, err := os.ReadDir(dataDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "index-") && e.Name() != keep && !strings.Contains(e.Name(), ".building-") {
+			os.RemoveAll(filepath.Join(dataDir, e.Name()))
+		}
+	}
+}
+
+func fillIndex(ctx context.Context, idx bleve.Index, cases []*incidentlib.Case) error {
+	const batchSize = 2000
+	b := idx.NewBatch()
+	for i, c := range cases {
+		if err := b.Index(c.ID, docFor(c)); err != nil {
+			return err
+		}
+		if b.Size() >= batchSize || i == len(cases)-1 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := idx.Batch(b); err != nil {
+				return err
+			}
+			b.Reset()
+		}
+	}
+	return nil
+}
+
+// docNumbers maps Bleve's internal document numbers to positions in cases.
+// The index is never written after it is opened, so the numbers are stable.
+func docNumbers(idx bleve.Index, byID map[string]int) ([]int32, error) {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	all, err := r.DocIDReaderAll()
+	if err != nil {
+		return nil, err
+	}
+	defer all.Close()
+	var out []int32
+	for {
+		id, err := all.Next()
+		if err != nil {
+			return nil, err
+		}
+		if id == nil {
+			break
+		}
+		ext, err := r.ExternalID(id)
+		if err != nil {
+			return nil, err
+		}
+		pos, ok := byID[ext]
+		if !ok {
+			return nil, fmt.Errorf("index holds unknown document %q", ext)
+		}
+		n, err := internalNumber(id)
+		if err != nil {
+			return nil, err
+		}
+		for uint64(len(out)) <= n {
+			out = append(out, -1)
+		}
+		out[n] = int32(pos)
+	}
+	return out, nil
+}
+
+func internalNumber(id index.IndexInternalID) (uint64, error) {
+	if len(id) != 8 {
+		return 0, errors.New("unexpected internal document id")
+	}
+	return binary.BigEndian.Uint64(id), nil
+}

@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"incidentlib"
+)
+
+// Snippet sizes, in bytes of case text.
+const (
+	snippetWidth = 220
+	maxSnippets  = 2
+)
+
+// snippets finds where the query's terms occur in a case's text and cuts
+// up to maxSnippets windows around them, best field first. It re-analyzes
+// only the hits of one page, so the index stores no text and no offsets.
+func (e *Engine) snippets(c *incidentlib.Case, terms []string, fuzzy bool) []incidentlib.Snippet {
+	if len(terms) == 0 {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, t := range terms {
+		want[t] = true
+	}
+	matches := func(term string) bool {
+		if want[term] {
+			return true
+		}
+		if fuzzy {
+			for t := range want {
+				if d := fuzziness(t); d > 0 && levenshtein(term, t) <= d {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	a := e.analyzer()
+	type candidate struct {
+		field  string
+		text   string
+		spans  [][2]int
+		unique int
+	}
+	var cands []candidate
+	fields := append([]fieldText{{"title", c.Title}, {"summary", c.Summary}}, bodyTexts(c)...)
+	for _, f := range fields {
+		if f.text == "" {
+			continue
+		}
+		var spans [][2]int
+		seen := map[string]bool{}
+		for _, tok := range a.Analyze([]byte(f.text)) {
+			if term := string(tok.Term); matches(term) {
+				spans = append(spans, [2]int{tok.Start, tok.End})
+				seen[term] = true
+			}
+		}
+		if len(spans) > 0 {
+			cands = append(cands, candidate{f.field, f.text, spans, len(seen)})
+		}
+	}
+	// Prefer fields that hold more of the distinct query terms; the title
+	// is already shown beside every hit, so it only serves as a last resort.
+	best := func(i, j int) bool {
+		if (cands[i].field == "title") != (cands[j].field == "title") {
+			return cands[j].field == "title"
+		}
+		return cands[i].unique > cands[j].unique
+	}
+	for i := 1; i < len(cands); i++ {
+		for j := i; j > 0 && best(j, j-1); j-- {
+			cands[j], cands[j-1] = cands[j-1], cands[j]
+		}
+	}
+	var out []incidentlib.Snippet
+	for _, cd := range cands {
+		if len(out) == maxSnippets || (cd.field == "title" && len(out) > 0) {
+			break
+		}
+		out = append(out, cut(cd.field, cd.text, cd.spans))
+	}
+	return out
+}
+
+// cut returns a window of text around the first span, with every span
+// inside the window marked.
+func cut(field, text string, spans [][2]int) incidentlib.Snippet {
+	start := spans[0][0] - snippetWidth/4
+	if start < 0 {
+		start = 0
+	}
+	start = wordStart(text, start)
+	end := start + snippetWidth
+	if end >= len(text) {
+		end = len(text)
+	} else {
+		end = wordEnd(text, end)
+	}
+	sn := incidentlib.Snippet{Field: field}
+	add := func(s string, match bool) {
+		if s != "" {
+			sn.Parts = append(sn.Parts, incidentlib.SnippetPart{Text: s, Match: match})
+		}
+	}
+	prefix, suffix := "", ""
+	if start > 0 {
+		prefix = "…"
+	}
+	if end < len(text) {
+		suffix = "…"
+	}
+	pos := start
+	for _, sp := range spans {
+		if sp[0] < pos || sp[1] > end {
+			continue
+		}
+		add(clean(text[pos:sp[0]]), false)
+		add(text[sp[0]:sp[1]], true)
+		pos = sp[1]
+	}
+	add(clean(text[pos:end]), false)
+	if len(sn.Parts) > 0 {
+		sn.Parts[0].Text = prefix + strings.TrimLeft(sn.Parts[0].Text, " ")
+		last := &sn.Parts[len(sn.Parts)-1]
+		last.Text = strings.TrimRight(last.Text, " ") + suffix
+	}
+	return sn
+}
+
+// clean folds line breaks, so a snippet reads as one line.
+func clean(s string) string {
+	return strings.Join(strings.Fields(s), " ") + trailingSpace(s)
+}
+
+func trailingSpace(s string) string {
+	if s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\n') {
+		return " "
+	}
+	return ""
+}
+
+// wordStart moves i back to the start of a word (and of a rune).
+func wordStart(s string, i int) int {
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	for j := i; j > 0 && i-j < 30; j-- {
+		if s[j-1] == ' ' || s[j-1] == '\n' {
+			return j
+		}
+	}
+	return i
+}
+
+// wordEnd moves i forward to the end of a word (and of a rune).
+func wordEnd(s string, i int) int {
+	for j := i; j < len(s) && j-i < 30; j++ {
+		if s[j] == ' ' || s[j] == '\n' {
+			return j
+		}
+	}
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return i
+}
+
+// levenshtein is the edit distance between two short terms, by runes.
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

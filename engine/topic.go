@@ -1,0 +1,212 @@
+package engine
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"incidentlib"
+)
+
+// FindTopic implements incidentlib.Library. A component topic may also be
+// a component group ("database"), which gathers all its members.
+func (e *Engine) FindTopic(ctx context.Context, facet incidentlib.Facet, slug string, q incidentlib.Query) (*incidentlib.Topic, error) {
+	if facet.PathSegment() == "" {
+		valid := make([]string, len(incidentlib.Facets))
+		for i, f := range incidentlib.Facets {
+			valid[i] = string(f)
+		}
+		return nil, incidentlib.InvalidParam("facet", "unknown facet %q; valid: %s", truncate(string(facet), 40), strings.Join(valid, ", "))
+	}
+	t := &incidentlib.Topic{}
+	if term, ok := e.vocab.Term(facet, slug); ok {
+		t.Term = term
+		if g, ok := e.vocab.Group(term.Group); ok && facet == incidentlib.FacetComponent {
+			t.Group = &g
+		}
+	} else if g, ok := e.vocab.Group(slug); ok && facet == incidentlib.FacetComponent {
+		t.Term = incidentlib.Term{Facet: facet, Slug: g.Slug, Name: g.Name, Definition: g.Definition}
+		t.Group = &g
+	} else {
+		err := unknownTerm(e.vocab, facet, slug).(*incidentlib.Error)
+		err.Code = incidentlib.ENOTFOUND
+		err.Param = "slug"
+		return nil, err
+	}
+	// The topic's own term is one more filter on whatever the caller asked.
+	f := &q.Filters
+	switch facet {
+	case incidentlib.FacetRootCause:
+		f.RootCauses = append(f.RootCauses, slug)
+	case incidentlib.FacetComponent:
+		f.Components = append(f.Components, slug)
+	case incidentlib.FacetSymptom:
+		f.Symptoms = append(f.Symptoms, slug)
+	case incidentlib.FacetContributingFactor:
+		f.ContributingFactors = append(f.ContributingFactors, slug)
+	}
+	if len(f.Of(facet)) > 1 {
+		// Filters within one facet are ORed; the topic must hold, so put
+		// the caller's extra values aside and intersect afterwards.
+		return e.topicWithin(ctx, t, facet, slug, q)
+	}
+	res, err := e.SearchCases(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	t.Results = res
+	t.Components = res.Facets[incidentlib.FacetComponent]
+	return t, nil
+}
+
+// topicWithin handles a topic queried with further values of its own facet:
+// the cases must carry the topic's term and one of the others.
+func (e *Engine) topicWithin(ctx context.Context, t *incidentlib.Topic, facet incidentlib.Facet, slug string, q incidentlib.Query) (*incidentlib.Topic, error) {
+	others := q.Filters.Of(facet)
+	others = others[:len(others)-1]
+	setFacet := func(q *incidentlib.Query, v []string) {
+		switch facet {
+		case incidentlib.FacetRootCause:
+			q.Filters.RootCauses = v
+		case incidentlib.FacetComponent:
+			q.Filters.Components = v
+		case incidentlib.FacetSymptom:
+			q.Filters.Symptoms = v
+		case incidentlib.FacetContributingFactor:
+			q.Filters.ContributingFactors = v
+		}
+	}
+	mustHave, err := e.facets.filter(filtersOf(facet, []string{slug}), e.vocab)
+	if err != nil {
+		return nil, err
+	}
+	setFacet(&q, others)
+	allowed, err := e.facets.filter(q.Filters, e.vocab)
+	if err != nil {
+		return nil, err
+	}
+	if allowed != nil {
+		mustHave.and(allowed)
+	}
+	// Reuse SearchCases for text, sorting and paging by filtering on the
+	// exact case set through company-independent means: run unfiltered
+	// and keep members of mustHave.
+	q.Filters = incidentlib.Filters{}
+	q.Page, q.PerPage = 1, incidentlib.MaxPerPage
+	var kept []*incidentlib.Case
+	for page := 1; ; page++ {
+		q.Page = page
+		res, err := e.SearchCases(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range res.Hits {
+			if mustHave.has(e.byID[h.Case.ID]) {
+				kept = append(kept, h.Case)
+			}
+		}
+		if res.To >= res.Total || len(res.Hits) == 0 {
+			break
+		}
+	}
+	res := &incidentlib.SearchResult{Total: len(kept), Page: 1, PerPage: len(kept), Sort: q.Sort}
+	set := make([]int, len(kept))
+	for i, c := range kept {
+		set[i] = e.byID[c.ID]
+		res.Hits = append(res.Hits, incidentlib.Hit{Case: c})
+	}
+	if len(kept) > 0 {
+		res.From, res.To = 1, len(kept)
+	}
+	e.facets.counts(set, res)
+	t.Results = res
+	t.Components = res.Facets[incidentlib.FacetComponent]
+	return t, nil
+}
+
+func filtersOf(facet incidentlib.Facet, slugs []string) incidentlib.Filters {
+	var f incidentlib.Filters
+	switch facet {
+	case incidentlib.FacetRootCause:
+		f.RootCauses = slugs
+	case incidentlib.FacetComponent:
+		f.Components = slugs
+	case incidentlib.FacetSymptom:
+		f.Symptoms = slugs
+	case incidentlib.FacetContributingFactor:
+		f.ContributingFactors = slugs
+	}
+	return f
+}
+
+// Stats implements incidentlib.Library.
+func (e *Engine) Stats(_ context.Context) (*incidentlib.Stats, error) {
+	fi := e.facets
+	st := &incidentlib.Stats{Cases: fi.n, Terms: map[incidentlib.Facet][]incidentlib.FacetCount{}}
+	for _, f := range incidentlib.Facets {
+		for t, term := range fi.terms[f] {
+			st.Terms[f] = append(st.Terms[f], incidentlib.FacetCount{Term: term, Count: fi.postings[f][t].count()})
+		}
+		sort.SliceStable(st.Terms[f], func(a, b int) bool { return st.Terms[f][a].Count > st.Terms[f][b].Count })
+	}
+	known := func(name string, ok func(c *incidentlib.Case) bool) {
+		n := 0
+		for _, c := range e.cases {
+			if ok(c) {
+				n++
+			}
+		}
+		st.Known = append(st.Known, incidentlib.FieldKnown{Field: name, Known: n})
+	}
+	set := func(s string) bool { return strings.TrimSpace(s) != "" }
+	known("started (exact time)", func(c *incidentlib.Case) bool { return c.Timeline.Started.Exact() })
+	known("started (day or better)", func(c *incidentlib.Case) bool {
+		p := c.Timeline.Started.Precision
+		return p == incidentlib.PrecisionTime || p == incidentlib.PrecisionDay
+	})
+	known("detected", func(c *incidentlib.Case) bool { return !c.Timeline.Detected.IsZero() })
+	known("mitigated", func(c *incidentlib.Case) bool { return !c.Timeline.Mitigated.IsZero() })
+	known("resolved", func(c *incidentlib.Case) bool { return !c.Timeline.Resolved.IsZero() })
+	known("time_to_detect", func(c *incidentlib.Case) bool { _, ok := c.TimeToDetect(); return ok })
+	known("time_to_resolve", func(c *incidentlib.Case) bool { _, ok := c.TimeToResolve(); return ok })
+	known("severity", func(c *incidentlib.Case) bool { return set(c.Severity) })
+	known("scope", func(c *incidentlib.Case) bool { return set(c.Scope) })
+	known("users_affected", func(c *incidentlib.Case) bool { return set(c.UsersAffected) })
+	known("region", func(c *incidentlib.Case) bool { return set(c.Region) })
+	known("symptoms", func(c *incidentlib.Case) bool { return set(c.Symptoms) })
+	known("symptom_terms", func(c *incidentlib.Case) bool { return len(c.SymptomTerms) > 0 })
+	known("trigger", func(c *incidentlib.Case) bool { return set(c.Trigger) })
+	known("root_cause", func(c *incidentlib.Case) bool { return set(c.RootCause) })
+	known("components", func(c *incidentlib.Case) bool { return len(c.Components) > 0 })
+	known("contributing_factors", func(c *incidentlib.Case) bool { return len(c.ContributingFactors) > 0 })
+	known("detection", func(c *incidentlib.Case) bool { return set(c.Detection) })
+	known("remediation", func(c *incidentlib.Case) bool { return len(c.Remediation) > 0 })
+	known("action_items", func(c *incidentlib.Case) bool { return len(c.ActionItems) > 0 })
+	known("lessons", func(c *incidentlib.Case) bool { return set(c.Lessons) })
+	known("archived copy", func(c *incidentlib.Case) bool {
+		for _, s := range c.Sources {
+			if s.ArchivedURL != "" {
+				return true
+			}
+		}
+		return false
+	})
+	byStatus := map[string]int{}
+	years := map[int]int{}
+	for _, c := range e.cases {
+		byStatus[c.Verification.Status]++
+		years[c.Year()]++
+	}
+	for _, s := range []string{incidentlib.VerificationChecked, incidentlib.VerificationPartial, incidentlib.VerificationUnchecked} {
+		st.Verification = append(st.Verification, incidentlib.ValueCount{Value: s, Count: byStatus[s]})
+	}
+	var ys []int
+	for y := range years {
+		ys = append(ys, y)
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(ys)))
+	for _, y := range ys {
+		st.Years = append(st.Years, incidentlib.ValueCount{Value: itoa(y), Count: years[y]})
+	}
+	return st, nil
+}

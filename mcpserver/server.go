@@ -1,0 +1,177 @@
+// Package mcpserver offers the library to AI agents as an MCP server: typed,
+// read-only tools, each case as a resource, and prompts that put past
+// incidents next to a design or a failure. It speaks to the rest of the
+// program only through incidentlib.Library.
+package mcpserver
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"incidentlib"
+)
+
+// Defaults for the zero fields of Config.
+const (
+	DefaultBaseURL      = "http://127.0.0.1:8080"
+	DefaultCallTimeout  = 10 * time.Second
+	DefaultMaxBodyBytes = 256 << 10 // room for a long design under review
+	DefaultRateLimit    = 10        // requests per second per client
+	DefaultRateBurst    = 40
+)
+
+// Config configures the MCP server. The zero value is usable: every zero
+// field takes its default.
+type Config struct {
+	// BaseURL is the absolute URL of the web pages; case URLs are BaseURL +
+	// "/cases/" + id, so a model can cite a page a person can open.
+	BaseURL string
+
+	// AllowedHosts are the Host header values (with or without a port)
+	// the HTTP endpoint answers. Empty means localhost, 127.0.0.1, ::1 and
+	// the host of BaseURL. Set it to the public host name when the server
+	// runs behind a proxy; "*" turns the check off.
+	AllowedHosts []string
+	// AllowedOrigins are the browser origins ("https://example.org") the
+	// HTTP endpoint accepts; a request without an Origin header (any
+	// non-browser client) is always accepted. Empty means the origin of
+	// BaseURL and loopback origins on any port.
+	AllowedOrigins []string
+
+	// CallTimeout bounds every request the server handles.
+	CallTimeout time.Duration
+	// MaxBodyBytes bounds the body of one HTTP request.
+	MaxBodyBytes int64
+	// RateLimit is the sustained number of HTTP requests per second one
+	// client may make, and RateBurst how many it may make at once.
+	RateLimit float64
+	RateBurst int
+	// TrustProxyHeaders makes the rate limiter key clients by the address
+	// the proxy in front reports (X-Forwarded-For) instead of the TCP peer.
+	// Set it only when every request comes through that proxy.
+	TrustProxyHeaders bool
+
+	// Version is reported to clients in the initialize result.
+	Version string
+	// Logger receives internal errors; nil discards them.
+	Logger *slog.Logger
+}
+
+// withDefaults returns a copy of cfg with every zero field filled in.
+func (cfg Config) withDefaults() Config {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = DefaultCallTimeout
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.RateLimit <= 0 {
+		cfg.RateLimit = DefaultRateLimit
+	}
+	if cfg.RateBurst <= 0 {
+		cfg.RateBurst = DefaultRateBurst
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if len(cfg.AllowedHosts) == 0 {
+		cfg.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
+		if u, err := url.Parse(cfg.BaseURL); err == nil && u.Hostname() != "" {
+			cfg.AllowedHosts = append(cfg.AllowedHosts, u.Hostname())
+		}
+	}
+	if len(cfg.AllowedOrigins) == 0 {
+		cfg.AllowedOrigins = []string{"http://localhost", "http://127.0.0.1", "http://[::1]"}
+		if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {
+			cfg.AllowedOrigins = append(cfg.AllowedOrigins, u.Scheme+"://"+u.Host)
+		}
+	}
+	return cfg
+}
+
+// serverName is what clients show for this server.
+const serverName = "incidentlib"
+
+// instructions tell a model what the server is for and where to start.
+const instructions = `The Incident Library: public production incidents (outages, data loss, degradations) written up in one structure, with a controlled vocabulary of root causes, components, symptoms and contributing factors.
+
+Use it while designing, reviewing or debugging a system to find real failures like the one at hand and cite them. Start with search_incidents (free text, optionally filtered by vocabulary slugs); call vocab to learn the slugs; get_incident for a whole case; similar_incidents to widen from one case; get_topic for everything on one root cause, component, symptom or contributing factor. Every case has a URL: cite it.`
+
+// NewServer returns the MCP server over lib: the tools, the resources and
+// the prompts. The same server may serve any number of sessions at once.
+func NewServer(lib incidentlib.Library, cfg Config) *mcp.Server {
+	cfg = cfg.withDefaults()
+	h := &handlers{lib: lib, cfg: cfg, log: cfg.Logger}
+	s := mcp.NewServer(&mcp.Implementation{
+		Name:    serverName,
+		Title:   "Incident Library",
+		Version: cfg.Version,
+	}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       cfg.Logger,
+		// No logging capability: the server has nothing to stream to a
+		// client, and every tool answers in one result.
+		Capabilities: &mcp.ServerCapabilities{},
+		SchemaCache:  mcp.NewSchemaCache(),
+	})
+	s.AddReceivingMiddleware(h.deadline)
+	h.addTools(s)
+	h.addResources(s)
+	h.addPrompts(s)
+	return s
+}
+
+// handlers holds what every tool, resource and prompt handler needs.
+type handlers struct {
+	lib incidentlib.Library
+	cfg Config
+	log *slog.Logger
+}
+
+// caseURL is the web page of a case.
+func (h *handlers) caseURL(id string) string { return h.cfg.BaseURL + "/cases/" + id }
+
+// deadline bounds every request by CallTimeout. The handler runs in its own
+// goroutine so that a slow library call cannot hold the client past the
+// deadline even if it ignores its context.
+func (h *handlers) deadline(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		ctx, cancel := context.WithTimeout(ctx, h.cfg.CallTimeout)
+		defer cancel()
+		type answer struct {
+			res mcp.Result
+			err error
+		}
+		done := make(chan answer, 1)
+		go func() {
+			res, err := next(ctx, method, req)
+			done <- answer{res, err}
+		}()
+		select {
+		case a := <-done:
+			return a.res, a.err
+		case <-ctx.Done():
+			h.log.Warn("mcp call over deadline", "method", method, "timeout", h.cfg.CallTimeout)
+			msg := "the call took longer than " + h.cfg.CallTimeout.String() + "; try a narrower query or a smaller limit"
+			if method == "tools/call" {
+				r := &mcp.CallToolResult{}
+				r.SetError(toolError{msg})
+				return r, nil
+			}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package web
+
+import (
+	"net/http"
+
+	"incidentlib"
+)
+
+// relatedOnCasePage is how many similar cases a case page lists.
+const relatedOnCasePage = 12
+
+type casePage struct {
+	Case    caseView
+	Related []relatedView
+	Kubegap kubegapView
+	JSONURL string
+	Similar string
+	MCPURL  string
+}
+
+type relatedView struct {
+	caseView
+	Reason string
+}
+
+// showCasePage renders /cases/{id}: every section of a case, in the order
+// the seed page gives them.
+func (s *server) showCasePage(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	c, err := s.lib.FindCaseByID(r.Context(), id)
+	if incidentlib.ErrorCode(err) == incidentlib.EINVALID {
+		// A malformed ID in a path is a page that does not exist.
+		return &incidentlib.Error{Code: incidentlib.ENOTFOUND, Message: incidentlib.ErrorMessage(err)}
+	}
+	if err != nil {
+		return err
+	}
+	if c.ID != id {
+		http.Redirect(w, r, caseURL(c.ID), http.StatusMovedPermanently)
+		return nil
+	}
+	related, err := s.lib.SimilarCases(r.Context(), c.ID, relatedOnCasePage)
+	if err != nil {
+		return err
+	}
+	base := s.baseURL(r)
+	cv := s.caseView(c)
+	p := s.newPage(r, c.ID+": "+c.Title)
+	p.Description = c.Title
+	p.Canonical = base + cv.URL
+	cp := casePage{
+		Case:    cv,
+		Kubegap: s.kubegap(r.Context(), "This case involves", cv.Components, c.ID),
+		JSONURL: base + "/api/v1/cases/" + c.ID,
+		Similar: base + "/api/v1/cases/" + c.ID + "/similar",
+		MCPURL:  base + "/mcp",
+	}
+	for _, rel := range related {
+		cp.Related = append(cp.Related, relatedView{caseView: s.caseView(rel.Case), Reason: rel.Reason()})
+	}
+	p.Content = cp
+	return s.render(w, "case", p)
+}
