@@ -70,7 +70,7 @@ func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.C
 	}
 	e.facets = newFacetIndex(v, sorted)
 	e.similarity = newSimilarityIndex(v, sorted, e.facets)
-	log.Info("engine ready", "cases", len(sorted), "index_reused", reused, "took", time.Since(start).Round(time.Millisecond))
+	log.Debug("engine ready", "cases", len(sorted), "index_reused", reused, "took", time.Since(start).Round(time.Millisecond))
 	return e, nil
 }
 

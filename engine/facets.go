@@ -352,6 +352,11 @@ func (fi *facetIndex) facetCounts(f incidentlib.Facet, n []int) []incidentlib.Fa
 			out = append(out, incidentlib.FacetCount{Term: fi.terms[f][t], Count: c})
 		}
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].Count > out[b].Count })
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].Count != out[b].Count {
+			return out[a].Count > out[b].Count
+		}
+		return out[a].Term.Name < out[b].Term.Name
+	})
 	return out
 }

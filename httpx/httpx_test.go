@@ -50,8 +50,8 @@ func TestConditional(t *testing.T) {
 	}
 	tests := []struct {
 		name, method, inm string
-		wantCode         int
-		wantBody         string
+		wantCode          int
+		wantBody          string
 	}{
 		{"no validator", "GET", "", 200, `{"a":1}`},
 		{"match", "GET", etag, 304, ""},

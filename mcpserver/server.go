@@ -7,6 +7,7 @@ package mcpserver
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -52,10 +53,10 @@ type Config struct {
 	// client may make, and RateBurst how many it may make at once.
 	RateLimit float64
 	RateBurst int
-	// TrustProxyHeaders makes the rate limiter key clients by the address
-	// the proxy in front reports (X-Forwarded-For) instead of the TCP peer.
-	// Set it only when every request comes through that proxy.
-	TrustProxyHeaders bool
+	// ClientKey names the client of a request for the rate limit; nil
+	// means the TCP peer's address (httpx.ClientKey). Behind a reverse
+	// proxy, give a function that reads the header that proxy sets.
+	ClientKey func(*http.Request) string
 
 	// Version is reported to clients in the initialize result.
 	Version string
@@ -126,6 +127,8 @@ func NewServer(lib incidentlib.Library, cfg Config) *mcp.Server {
 		// client, and every tool answers in one result.
 		Capabilities: &mcp.ServerCapabilities{},
 		SchemaCache:  mcp.NewSchemaCache(),
+		// Suggests case IDs and component slugs for prompt arguments.
+		CompletionHandler: h.complete,
 	})
 	s.AddReceivingMiddleware(h.deadline)
 	h.addTools(s)

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,8 @@ var funcs = template.FuncMap{
 	"add":    func(a, b int) int { return a + b },
 	"plural": plural,
 	"join":   strings.Join,
+	"lower":  strings.ToLower,
+	"num":    func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
 }
 
 func parseTemplates() (*templates, error) {

@@ -210,6 +210,7 @@ type filterGroup struct {
 }
 
 type filterOption struct {
+	Param   string
 	Value   string
 	Label   string
 	Count   int
@@ -270,7 +271,7 @@ func (s *server) showSearchPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	sp.Sev = filterGroup{Param: "severity", Title: "Severity"}
 	for _, t := range s.vocab.Severities() {
-		o := filterOption{Value: t.Slug, Label: t.Name, Checked: slices.Contains(q.Filters.Severities, t.Slug), ID: "f-severity-" + t.Slug}
+		o := filterOption{Param: "severity", Value: t.Slug, Label: t.Name, Checked: slices.Contains(q.Filters.Severities, t.Slug), ID: "f-severity-" + t.Slug}
 		for _, vc := range res.Severities {
 			if vc.Value == t.Slug {
 				o.Count = vc.Count
@@ -334,6 +335,7 @@ func (s *server) filterGroup(f incidentlib.Facet, counts []incidentlib.FacetCoun
 		return 0
 	})
 	for i := range opts {
+		opts[i].Param = g.Param
 		opts[i].ID = "f-" + g.Param + "-" + opts[i].Value
 	}
 	if len(opts) > filterOptionsShown {

@@ -55,18 +55,18 @@ func caseURL(id string) string { return "/cases/" + url.PathEscape(id) }
 // dates at their precision, durations, term names and links.
 type caseView struct {
 	*incidentlib.Case
-	URL        string
-	Date       dateView // at the precision the source gives
-	Day        dateView // cut to the day, for lists
-	Year       string
-	Severity   string
-	TTD, TTR   string
-	Symptoms   []termLink
-	RootCause  *termLink
-	Components []termLink
-	Factors    []termLink
-	Groups     []string // component group names, for the header tags
-	Sources    []sourceView
+	URL          string
+	Date         dateView // at the precision the source gives
+	Day          dateView // cut to the day, for lists
+	Year         string
+	Severity     string
+	TTD, TTR     string
+	SymptomLinks []termLink
+	RootCause    *termLink
+	Components   []termLink
+	Factors      []termLink
+	Groups       []string // component group names, for the header tags
+	Sources      []sourceView
 }
 
 type sourceView struct {
@@ -77,17 +77,17 @@ type sourceView struct {
 
 func (s *server) caseView(c *incidentlib.Case) caseView {
 	v := caseView{
-		Case:       c,
-		URL:        caseURL(c.ID),
-		Date:       formatTimestamp(c.Timeline.Started),
-		Day:        formatDay(c.Timeline.Started),
-		Year:       formatTimestamp(incidentlib.Timestamp{Time: c.Timeline.Started.Time, Precision: incidentlib.PrecisionYear}).Text,
-		Severity:   "–",
-		TTD:        "–",
-		TTR:        "–",
-		Symptoms:   s.terms(incidentlib.FacetSymptom, c.SymptomTerms),
-		Components: s.terms(incidentlib.FacetComponent, c.Components),
-		Factors:    s.terms(incidentlib.FacetContributingFactor, c.ContributingFactors),
+		Case:         c,
+		URL:          caseURL(c.ID),
+		Date:         formatTimestamp(c.Timeline.Started),
+		Day:          formatDay(c.Timeline.Started),
+		Year:         formatTimestamp(incidentlib.Timestamp{Time: c.Timeline.Started.Time, Precision: incidentlib.PrecisionYear}).Text,
+		Severity:     "–",
+		TTD:          "–",
+		TTR:          "–",
+		SymptomLinks: s.terms(incidentlib.FacetSymptom, c.SymptomTerms),
+		Components:   s.terms(incidentlib.FacetComponent, c.Components),
+		Factors:      s.terms(incidentlib.FacetContributingFactor, c.ContributingFactors),
 	}
 	if c.Timeline.Started.IsZero() {
 		v.Year = "–"
@@ -163,17 +163,6 @@ func (s *server) hits(hs []incidentlib.Hit) []hitView {
 		out = append(out, hv)
 	}
 	return out
-}
-
-// listNames joins names the way a sentence does: "A, B and C".
-func listNames(names []string) string {
-	switch len(names) {
-	case 0:
-		return ""
-	case 1:
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // kubegapView is the "Check your cluster for this" panel.

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"incidentlib"
+	"incidentlib/httpx"
 )
 
 // Config configures the web handler.
@@ -68,7 +69,10 @@ func New(lib incidentlib.Library, cfg Config) (http.Handler, error) {
 		return nil, err
 	}
 	s := &server{lib: lib, vocab: lib.Vocabulary(), cfg: cfg, log: log, tmpl: t}
-	return securityHeaders(s.routes()), nil
+	// Conditional outside Gzip, so that the ETag names the bytes sent.
+	onPanic := s.page(func(http.ResponseWriter, *http.Request) error { return errors.New("handler panicked") })
+	h := httpx.Recover(log, s.routes(), onPanic)
+	return securityHeaders(httpx.Conditional(httpx.Gzip(h))), nil
 }
 
 // routes is the one route table of the pages.

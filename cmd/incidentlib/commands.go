@@ -1,8 +1,22 @@
 package main
 
-import "context"
+import (
+	"context"
+	"runtime/debug"
+)
 
 // moreCommands maps the subcommands that need the engine or a protocol.
 func (m *Main) moreCommands() map[string]func(context.Context, []string) int {
-	return map[string]func(context.Context, []string) int{}
+	return map[string]func(context.Context, []string) int{
+		"serve": m.runServe,
+		"mcp":   m.runMCP,
+		"stats": m.runStats,
+	}
+}
+
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
 }

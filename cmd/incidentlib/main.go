@@ -37,6 +37,9 @@ type Main struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Now            func() time.Time
+	// OnListen, when set, is told the address serve listens on (tests
+	// listen on port 0 and need to learn the port).
+	OnListen func(addr string)
 }
 
 // Run runs one subcommand and returns the process exit code.

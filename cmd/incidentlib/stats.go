@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"incidentlib"
+)
+
+func (m *Main) runStats(ctx context.Context, args []string) int {
+	fs := newFlagSet("stats", m.Stderr)
+	var cf corpusFlags
+	cf.register(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	log, _ := m.logger("error")
+	eng, code := m.openEngine(ctx, "stats", cf, "-", log)
+	if eng == nil {
+		return code
+	}
+	defer eng.Close()
+	st, err := eng.Stats(ctx)
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "incidentlib stats: %v\n", err)
+		return exitProblems
+	}
+	writeStats(m.Stdout, eng.Vocabulary(), st)
+	return exitOK
+}
+
+// writeStats prints what a curator needs to see the corpus's gaps: cases
+// per term (terms used by fewer than two cases are flagged) and, per
+// field, the share of cases where it is known.
+func writeStats(out interface{ Write([]byte) (int, error) }, v *incidentlib.Vocabulary, st *incidentlib.Stats) {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "%d cases\n", st.Cases)
+	var ver []string
+	for _, vc := range st.Verification {
+		ver = append(ver, fmt.Sprintf("%s %d", vc.Value, vc.Count))
+	}
+	fmt.Fprintf(w, "verification: %s\n", strings.Join(ver, ", "))
+	for _, f := range incidentlib.Facets {
+		fmt.Fprintf(w, "\n%s\tcases\t\n", strings.ToUpper(f.Title()))
+		for _, fc := range st.Terms[f] {
+			flag := ""
+			if fc.Count < 2 {
+				flag = "← fewer than 2 cases"
+			}
+			fmt.Fprintf(w, "  %s\t%d\t%s\n", fc.Term.Slug, fc.Count, flag)
+		}
+	}
+	fmt.Fprintf(w, "\nFIELD\tknown\tshare\n")
+	for _, k := range st.Known {
+		share := 0.0
+		if st.Cases > 0 {
+			share = 100 * float64(k.Known) / float64(st.Cases)
+		}
+		fmt.Fprintf(w, "  %s\t%d\t%.0f%%\n", k.Field, k.Known, share)
+	}
+	fmt.Fprintf(w, "\nYEAR\tcases\t\n")
+	for _, y := range st.Years {
+		fmt.Fprintf(w, "  %s\t%d\t\n", y.Value, y.Count)
+	}
+	w.Flush()
+}

@@ -1,0 +1,446 @@
+package mcpserver
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"incidentlib"
+)
+
+// CaseDetail is a whole case, as get_incident returns it. A field the
+// sources do not state is absent.
+type CaseDetail struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Company string `json:"company"`
+	URL     string `json:"url" jsonschema:"the case's web page; cite it"`
+
+	Started       string `json:"started" jsonschema:"when impact began, UTC: RFC 3339, or a day, month or year where the source gives no more"`
+	Detected      string `json:"detected,omitempty"`
+	Mitigated     string `json:"mitigated,omitempty"`
+	Resolved      string `json:"resolved,omitempty"`
+	TimeToDetect  string `json:"time_to_detect,omitempty" jsonschema:"e.g. 2m, 6h 13m"`
+	TimeToResolve string `json:"time_to_resolve,omitempty"`
+
+	Severity      string `json:"severity,omitempty" jsonschema:"critical, major or minor, only as the source classes it"`
+	Scope         string `json:"scope,omitempty"`
+	UsersAffected string `json:"users_affected,omitempty"`
+	Region        string `json:"region,omitempty"`
+
+	Summary             string       `json:"summary"`
+	Symptoms            string       `json:"symptoms,omitempty"`
+	SymptomTerms        []TermRef    `json:"symptom_terms"`
+	Trigger             string       `json:"trigger,omitempty"`
+	RootCause           *TermRef     `json:"root_cause,omitempty" jsonschema:"absent when the source does not disclose a cause"`
+	Components          []TermRef    `json:"components"`
+	ContributingFactors []TermRef    `json:"contributing_factors"`
+	Detection           string       `json:"detection,omitempty"`
+	Remediation         []string     `json:"remediation"`
+	ActionItems         []ActionItem `json:"action_items"`
+	Lessons             string       `json:"lessons,omitempty"`
+	Sources             []Source     `json:"sources"`
+	Verification        Verification `json:"verification"`
+}
+
+// ActionItem is a follow-up the company committed to.
+type ActionItem struct {
+	Text     string `json:"text"`
+	Estimate string `json:"estimate,omitempty" jsonschema:"when, as the company estimated it"`
+}
+
+// Source is a public document a case rests on.
+type Source struct {
+	URL         string `json:"url,omitempty"`
+	Type        string `json:"type"`
+	Title       string `json:"title,omitempty"`
+	Retrieved   string `json:"retrieved,omitempty"`
+	ArchivedURL string `json:"archived_url,omitempty"`
+}
+
+// Verification says how far the case was checked against its sources.
+type Verification struct {
+	Status  string `json:"status" jsonschema:"checked, partial or unchecked"`
+	Against string `json:"against,omitempty"`
+	Note    string `json:"note,omitempty"`
+}
+
+func (h *handlers) termRefs(f incidentlib.Facet, slugs []string) []TermRef {
+	out := []TermRef{}
+	for _, s := range slugs {
+		out = append(out, h.termRef(f, s))
+	}
+	return out
+}
+
+func (h *handlers) termRef(f incidentlib.Facet, slug string) TermRef {
+	t, ok := h.lib.Vocabulary().Term(f, slug)
+	if !ok {
+		return TermRef{Slug: slug, Name: slug}
+	}
+	return TermRef{Slug: t.Slug, Name: t.Name}
+}
+
+func (h *handlers) caseDetail(c *incidentlib.Case) *CaseDetail {
+	d := &CaseDetail{
+		ID: c.ID, Title: c.Title, Company: c.Company, URL: h.caseURL(c.ID),
+		Started:   c.Timeline.Started.String(),
+		Detected:  c.Timeline.Detected.String(),
+		Mitigated: c.Timeline.Mitigated.String(),
+		Resolved:  c.Timeline.Resolved.String(),
+		Severity:  c.Severity, Scope: c.Scope, UsersAffected: c.UsersAffected, Region: c.Region,
+		Summary: c.Summary, Symptoms: c.Symptoms,
+		SymptomTerms:        h.termRefs(incidentlib.FacetSymptom, c.SymptomTerms),
+		Trigger:             c.Trigger,
+		Components:          h.termRefs(incidentlib.FacetComponent, c.Components),
+		ContributingFactors: h.termRefs(incidentlib.FacetContributingFactor, c.ContributingFactors),
+		Detection:           c.Detection,
+		Remediation:         append([]string{}, c.Remediation...),
+		ActionItems:         []ActionItem{},
+		Lessons:             c.Lessons,
+		Sources:             []Source{},
+		Verification:        Verification{Status: c.Verification.Status, Against: c.Verification.Against, Note: c.Verification.Note},
+	}
+	if t, ok := c.TimeToDetect(); ok {
+		d.TimeToDetect = incidentlib.FormatDuration(t)
+	}
+	if t, ok := c.TimeToResolve(); ok {
+		d.TimeToResolve = incidentlib.FormatDuration(t)
+	}
+	if c.RootCause != "" {
+		r := h.termRef(incidentlib.FacetRootCause, c.RootCause)
+		d.RootCause = &r
+	}
+	for _, a := range c.ActionItems {
+		d.ActionItems = append(d.ActionItems, ActionItem{Text: a.Text, Estimate: a.Estimate})
+	}
+	for _, s := range c.Sources {
+		d.Sources = append(d.Sources, Source{URL: s.URL, Type: s.Type, Title: s.Title, Retrieved: s.Retrieved.String(), ArchivedURL: s.ArchivedURL})
+	}
+	return d
+}
+
+// caseMarkdown renders a whole case the way the case page reads, for
+// get_incident and the incident:// resource. Unknown key facts print "–".
+func (h *handlers) caseMarkdown(c *incidentlib.Case) string {
+	d := h.caseDetail(c)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s: %s\n\n", d.ID, d.Title)
+	fmt.Fprintf(&b, "%s · %s · %s\n\n", d.Company, caseDate(c), d.URL)
+	b.WriteString("## Key facts\n\n")
+	fact := func(name, v string) {
+		if v == "" {
+			v = "–"
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", name, v)
+	}
+	fact("Started", d.Started)
+	if d.Detected != "" {
+		fact("Detected", d.Detected)
+	}
+	if d.Mitigated != "" {
+		fact("Mitigated", d.Mitigated)
+	}
+	if d.Resolved != "" {
+		fact("Resolved", d.Resolved)
+	}
+	fact("Severity", d.Severity)
+	fact("Scope", d.Scope)
+	fact("Users affected", d.UsersAffected)
+	fact("Region", d.Region)
+	fact("Time to detect", d.TimeToDetect)
+	fact("Time to resolve", d.TimeToResolve)
+	section := func(title, text string) {
+		if strings.TrimSpace(text) == "" {
+			text = "–"
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n", title, strings.TrimSpace(text))
+	}
+	section("Summary", d.Summary)
+	section("Symptoms", d.Symptoms)
+	if len(d.SymptomTerms) > 0 {
+		fmt.Fprintf(&b, "\nSymptom terms: %s\n", refs(d.SymptomTerms))
+	}
+	rc := "undisclosed"
+	if d.RootCause != nil {
+		rc = refs([]TermRef{*d.RootCause})
+	}
+	fmt.Fprintf(&b, "\n## Root cause\n\n- Root cause: %s\n", rc)
+	fmt.Fprintf(&b, "- Trigger: %s\n", orDash(d.Trigger))
+	fmt.Fprintf(&b, "- Components: %s\n", orDash(refs(d.Components)))
+	fmt.Fprintf(&b, "- Contributing factors: %s\n", orDash(refs(d.ContributingFactors)))
+	section("Detection", d.Detection)
+	list := func(title string, items []string) {
+		fmt.Fprintf(&b, "\n## %s\n\n", title)
+		if len(items) == 0 {
+			b.WriteString("–\n")
+		}
+		for _, it := range items {
+			fmt.Fprintf(&b, "- %s\n", it)
+		}
+	}
+	list("Remediation", d.Remediation)
+	var items []string
+	for _, a := range d.ActionItems {
+		s := a.Text
+		if a.Estimate != "" {
+			s += " (estimated " + a.Estimate + ")"
+		}
+		items = append(items, s)
+	}
+	list("Action items", items)
+	section("Lessons", d.Lessons)
+	var srcs []string
+	for _, s := range d.Sources {
+		line := s.Type
+		if s.URL != "" {
+			line = s.URL + " · " + s.Type
+		}
+		if s.Title != "" {
+			line += " · " + s.Title
+		}
+		if s.ArchivedURL != "" {
+			line += " · archived copy: " + s.ArchivedURL
+		}
+		srcs = append(srcs, line)
+	}
+	list("Sources", srcs)
+	fmt.Fprintf(&b, "\nVerification: %s", d.Verification.Status)
+	if d.Verification.Note != "" {
+		fmt.Fprintf(&b, " (%s)", d.Verification.Note)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func refs(ts []TermRef) string {
+	var parts []string
+	for _, t := range ts {
+		parts = append(parts, fmt.Sprintf("%s (`%s`)", t.Name, t.Slug))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// renderPage is the compact text of a page of cases: one numbered entry per
+// case, each with its URL, and how to get the next page.
+func renderPage(what string, p *CasePage, tool string) string {
+	var b strings.Builder
+	switch {
+	case p.Total == 0:
+		fmt.Fprintf(&b, "No cases %s. Try other words, fewer filters, or vocab to check the slugs.\n", what)
+		return b.String()
+	case len(p.Cases) == 0:
+		fmt.Fprintf(&b, "%d cases %s, but this page is past the last one.\n", p.Total, what)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d cases %s (sorted by %s; %d shown).", p.Total, what, p.Sort, len(p.Cases))
+	if p.Fuzzy {
+		b.WriteString(" Nothing matched as typed; these come from a typo-tolerant retry.")
+	}
+	b.WriteString("\n\n")
+	writeHits(&b, p.Cases)
+	if p.NextCursor != "" {
+		fmt.Fprintf(&b, "\nMore: call %s again with the same arguments and cursor %q.\n", tool, p.NextCursor)
+	}
+	return b.String()
+}
+
+func writeHits(b *strings.Builder, hits []CaseHit) {
+	for i, c := range hits {
+		fmt.Fprintf(b, "%d. **%s** %s · %s · %s\n", i+1, c.ID, c.Title, c.Company, c.Date)
+		if c.Summary != "" && c.Summary != c.Title {
+			fmt.Fprintf(b, "   %s\n", c.Summary)
+		}
+		if c.Why != "" {
+			fmt.Fprintf(b, "   Why: %s\n", c.Why)
+		}
+		fmt.Fprintf(b, "   %s\n", c.URL)
+	}
+}
+
+func renderSimilar(o *SimilarOutput) string {
+	var b strings.Builder
+	if len(o.Similar) == 0 {
+		fmt.Fprintf(&b, "No cases are related to %s (%s).\n", o.ID, o.URL)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "Cases most like %s, %s (%s):\n\n", o.ID, o.Title, o.URL)
+	writeHits(&b, o.Similar)
+	return b.String()
+}
+
+func renderTopic(t *TopicOutput) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s: %s (`%s`)\n\n%s\n\n", facetTitle(t.Facet), t.Name, t.Slug, t.Definition)
+	if t.Group != nil {
+		fmt.Fprintf(&b, "Group: %s (`%s`)\n\n", t.Group.Name, t.Group.Slug)
+	}
+	fmt.Fprintf(&b, "%d cases.\n", t.Total)
+	counts := func(title string, tc []TermCount) {
+		if len(tc) == 0 {
+			return
+		}
+		var parts []string
+		for _, c := range tc {
+			parts = append(parts, fmt.Sprintf("%s `%s` (%d)", c.Name, c.Slug, c.Cases))
+		}
+		fmt.Fprintf(&b, "%s: %s\n", title, strings.Join(parts, ", "))
+	}
+	counts("Components involved", t.Components)
+	counts("Root causes", t.RootCauses)
+	counts("Symptoms", t.Symptoms)
+	counts("Contributing factors", t.ContributingFactors)
+	if len(t.Cases) > 0 {
+		b.WriteString("\n")
+		writeHits(&b, t.Cases)
+	}
+	if t.NextCursor != "" {
+		fmt.Fprintf(&b, "\nMore: call get_topic again with the same facet and slug and cursor %q.\n", t.NextCursor)
+	}
+	return b.String()
+}
+
+func facetTitle(f string) string {
+	if ff, ok := incidentlib.ParseFacet(f); ok {
+		return ff.Title()
+	}
+	return f
+}
+
+func renderVocab(v *VocabOutput) string {
+	var b strings.Builder
+	for _, f := range v.Facets {
+		fmt.Fprintf(&b, "## %s (facet `%s`)\n\n", f.Title, f.Facet)
+		for _, t := range f.Terms {
+			fmt.Fprintf(&b, "- `%s` %s (%d cases): %s\n", t.Slug, t.Name, t.Cases, oneLine(t.Definition))
+		}
+		if len(f.Groups) > 0 {
+			b.WriteString("\nComponent groups (a group slug filters on all its members):\n")
+			for _, g := range f.Groups {
+				fmt.Fprintf(&b, "- `%s` %s: %s\n", g.Slug, g.Name, oneLine(g.Definition))
+			}
+		}
+		b.WriteString("\n")
+	}
+	if len(v.Severities) > 0 {
+		b.WriteString("## Severity (filter `severity`)\n\n")
+		for _, t := range v.Severities {
+			fmt.Fprintf(&b, "- `%s` %s (%d cases): %s\n", t.Slug, t.Name, t.Cases, oneLine(t.Definition))
+		}
+	}
+	return b.String()
+}
+
+// caseDate is the day an incident started, or the month or year where the
+// source gives no more.
+func caseDate(c *incidentlib.Case) string {
+	ts := c.Timeline.Started
+	if ts.Exact() {
+		return ts.Time.UTC().Format("2006-01-02")
+	}
+	return ts.String()
+}
+
+// snippetsWhy renders up to two snippets with the matched words in bold.
+func snippetsWhy(ss []incidentlib.Snippet) string {
+	var parts []string
+	for _, s := range ss {
+		if len(parts) == 2 {
+			break
+		}
+		var t strings.Builder
+		for i, p := range s.Parts {
+			if i > 0 && !p.Match && s.Parts[i-1].Match && startsWord(p.Text) {
+				// The engine's snippets lose the space after a match.
+				t.WriteString(" ")
+			}
+			if p.Match && strings.TrimSpace(p.Text) != "" {
+				// Keep the spaces around a match outside the markers, where
+				// Markdown needs them.
+				core := strings.TrimSpace(p.Text)
+				i := strings.Index(p.Text, core)
+				t.WriteString(p.Text[:i] + "**" + oneLine(core) + "**" + p.Text[i+len(core):])
+			} else {
+				t.WriteString(p.Text)
+			}
+		}
+		if t.Len() > 0 {
+			parts = append(parts, fmt.Sprintf("%s: “%s”", s.Field, oneLine(t.String())))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// firstSentence returns the first sentence of s, cut to at most n bytes.
+func firstSentence(s string, n int) string {
+	s = oneLine(s)
+	for i := 0; i < len(s)-1; i++ {
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && s[i+1] == ' ' && i > 20 {
+			s = s[:i+1]
+			break
+		}
+	}
+	return truncate(s, n)
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// nearest returns the candidate closest to s by edit distance, if it is
+// close enough to be a likely typo.
+func nearest(s string, candidates []string) string {
+	best, bestD := "", len(s)/3+2
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 100 || len(b) > 100 {
+		return 1 << 20
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func startsWord(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}

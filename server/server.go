@@ -1,0 +1,217 @@
+// Package server puts the library's protocols behind one HTTP listener:
+// the web pages at /, the JSON API at /api/v1/, the MCP endpoint at /mcp,
+// and the operational endpoints /healthz, /readyz and /metrics.
+//
+// The listener starts before the library is ready, so an orchestrator can
+// tell a slow start (a large corpus being indexed) from a dead process:
+// /healthz answers at once, /readyz and every other route answer 503 until
+// SetReady is called.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Handlers are the protocol handlers the server routes to.
+type Handlers struct {
+	Web http.Handler // everything not matched below
+	API http.Handler // /api/v1/
+	MCP http.Handler // /mcp
+}
+
+// Config configures a Server.
+type Config struct {
+	Addr   string
+	Logger *slog.Logger
+}
+
+// Server is the HTTP front of the library.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	ready   atomic.Pointer[http.Handler]
+	metrics *metrics
+	http    *http.Server
+}
+
+// New returns a server that is live but not ready.
+func New(cfg Config) *Server {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, log: log, metrics: newMetrics()}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		if s.ready.Load() == nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "starting: the library is being loaded")
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	mux.HandleFunc("GET /metrics", s.metrics.serve)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		h := s.ready.Load()
+		if h == nil {
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, "The library is starting; try again in a few seconds.", http.StatusServiceUnavailable)
+			return
+		}
+		(*h).ServeHTTP(w, r)
+	})
+	s.http = &http.Server{
+		Addr:              cfg.Addr,
+		Handler:           s.recoverer(s.logged(mux)),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	return s
+}
+
+// SetReady routes requests to the protocol handlers from now on.
+func (s *Server) SetReady(h Handlers) {
+	mux := http.NewServeMux()
+	if h.API != nil {
+		mux.Handle("/api/v1/", h.API)
+		mux.Handle("/api/v1", http.RedirectHandler("/api/v1/", http.StatusMovedPermanently))
+	}
+	if h.MCP != nil {
+		mux.Handle("/mcp", h.MCP)
+		mux.Handle("/mcp/", h.MCP)
+	}
+	if h.Web != nil {
+		mux.Handle("/", h.Web)
+	}
+	var handler http.Handler = mux
+	s.ready.Store(&handler)
+}
+
+// Handler returns the server's root handler, for tests.
+func (s *Server) Handler() http.Handler { return s.http.Handler }
+
+// Metrics exposes gauges for the library's own figures on /metrics.
+func (s *Server) SetGauge(name, help string, value float64) { s.metrics.setGauge(name, help, value) }
+
+// Serve accepts connections on l until ctx is done, then shuts down
+// gracefully, giving requests in flight up to ten seconds.
+func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.http.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := s.http.Shutdown(shutdown)
+	if e := <-errc; e != nil && !errors.Is(e, http.ErrServerClosed) && err == nil {
+		err = e
+	}
+	return err
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += int64(n)
+	return n, err
+}
+
+// Flush lets streaming handlers (the MCP transport) flush through.
+func (r *statusRecorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// logged records each request in the log and the metrics.
+func (s *Server) logged(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		d := time.Since(start)
+		s.metrics.observe(routeGroup(r.URL.Path), rec.status, d)
+		level := slog.LevelDebug
+		if rec.status >= 500 {
+			level = slog.LevelWarn
+		}
+		s.log.Log(r.Context(), level, "request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "bytes", rec.bytes, "took", d.Round(time.Microsecond))
+	})
+}
+
+// recoverer turns a panic in any handler into a plain 500 for the client
+// and a logged stack for the operator: the stack never reaches the client.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("handler panic", "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				http.Error(w, "An internal error occurred; it has been logged.", http.StatusInternalServerError)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// routeGroup names the part of the site a path belongs to, for metrics
+// with a bounded number of labels.
+func routeGroup(path string) string {
+	switch {
+	case strings.HasPrefix(path, "/api/"):
+		return "api"
+	case path == "/mcp" || strings.HasPrefix(path, "/mcp/"):
+		return "mcp"
+	case path == "/healthz" || path == "/readyz" || path == "/metrics":
+		return "ops"
+	case strings.HasPrefix(path, "/static/"):
+		return "static"
+	}
+	return "web"
+}
