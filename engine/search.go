@@ -48,6 +48,11 @@ func normalize(q incidentlib.Query) (incidentlib.Query, error) {
 
 // SearchCases implements incidentlib.Library.
 func (e *Engine) SearchCases(ctx context.Context, q incidentlib.Query) (*incidentlib.SearchResult, error) {
+	return e.search(ctx, q, nil)
+}
+
+// search runs q, keeping only cases in within when it is not nil.
+func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset) (*incidentlib.SearchResult, error) {
 	text, err := parseText(q.Text)
 	if err != nil {
 		return nil, err
@@ -62,6 +67,13 @@ func (e *Engine) SearchCases(ctx context.Context, q incidentlib.Query) (*inciden
 	allowed, err := e.facets.filter(q.Filters, e.vocab)
 	if err != nil {
 		return nil, err
+	}
+	if within != nil {
+		if allowed == nil {
+			allowed = within
+		} else {
+			allowed.and(within)
+		}
 	}
 	res := &incidentlib.SearchResult{Page: q.Page, PerPage: q.PerPage, Sort: q.Sort}
 

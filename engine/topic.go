@@ -33,92 +33,16 @@ func (e *Engine) FindTopic(ctx context.Context, facet incidentlib.Facet, slug st
 		err.Param = "slug"
 		return nil, err
 	}
-	// The topic's own term is one more filter on whatever the caller asked.
-	f := &q.Filters
-	switch facet {
-	case incidentlib.FacetRootCause:
-		f.RootCauses = append(f.RootCauses, slug)
-	case incidentlib.FacetComponent:
-		f.Components = append(f.Components, slug)
-	case incidentlib.FacetSymptom:
-		f.Symptoms = append(f.Symptoms, slug)
-	case incidentlib.FacetContributingFactor:
-		f.ContributingFactors = append(f.ContributingFactors, slug)
-	}
-	if len(f.Of(facet)) > 1 {
-		// Filters within one facet are ORed; the topic must hold, so put
-		// the caller's extra values aside and intersect afterwards.
-		return e.topicWithin(ctx, t, facet, slug, q)
-	}
-	res, err := e.SearchCases(ctx, q)
+	// The topic's own term holds on top of whatever the caller filters
+	// on, even on the same facet (where the caller's values are ORed).
+	within, err := e.facets.filter(filtersOf(facet, []string{slug}), e.vocab)
 	if err != nil {
 		return nil, err
 	}
-	t.Results = res
-	t.Components = res.Facets[incidentlib.FacetComponent]
-	return t, nil
-}
-
-// topicWithin handles a topic queried with further values of its own facet:
-// the cases must carry the topic's term and one of the others.
-func (e *Engine) topicWithin(ctx context.Context, t *incidentlib.Topic, facet incidentlib.Facet, slug string, q incidentlib.Query) (*incidentlib.Topic, error) {
-	others := q.Filters.Of(facet)
-	others = others[:len(others)-1]
-	setFacet := func(q *incidentlib.Query, v []string) {
-		switch facet {
-		case incidentlib.FacetRootCause:
-			q.Filters.RootCauses = v
-		case incidentlib.FacetComponent:
-			q.Filters.Components = v
-		case incidentlib.FacetSymptom:
-			q.Filters.Symptoms = v
-		case incidentlib.FacetContributingFactor:
-			q.Filters.ContributingFactors = v
-		}
-	}
-	mustHave, err := e.facets.filter(filtersOf(facet, []string{slug}), e.vocab)
+	res, err := e.search(ctx, q, within)
 	if err != nil {
 		return nil, err
 	}
-	setFacet(&q, others)
-	allowed, err := e.facets.filter(q.Filters, e.vocab)
-	if err != nil {
-		return nil, err
-	}
-	if allowed != nil {
-		mustHave.and(allowed)
-	}
-	// Reuse SearchCases for text, sorting and paging by filtering on the
-	// exact case set through company-independent means: run unfiltered
-	// and keep members of mustHave.
-	q.Filters = incidentlib.Filters{}
-	q.Page, q.PerPage = 1, incidentlib.MaxPerPage
-	var kept []*incidentlib.Case
-	for page := 1; ; page++ {
-		q.Page = page
-		res, err := e.SearchCases(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range res.Hits {
-			if mustHave.has(e.byID[h.Case.ID]) {
-				kept = append(kept, h.Case)
-			}
-		}
-		if res.To >= res.Total || len(res.Hits) == 0 {
-			break
-		}
-	}
-	res := &incidentlib.SearchResult{Total: len(kept), Page: 1, PerPage: len(kept), Sort: q.Sort}
-	set := make([]int, len(kept))
-	for i, c := range kept {
-		set[i] = e.byID[c.ID]
-		res.Hits = append(res.Hits, incidentlib.Hit{Case: c})
-	}
-	if len(kept) > 0 {
-		res.From, res.To = 1, len(kept)
-	}
-	e.facets.counts(set, res)
 	t.Results = res
 	t.Components = res.Facets[incidentlib.FacetComponent]
 	return t, nil
