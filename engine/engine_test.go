@@ -421,3 +421,23 @@ func TestShippedCorpusNeighboursOfIL0561(t *testing.T) {
 		}
 	}
 }
+
+func TestSnippetKeepsSpacesAroundMatches(t *testing.T) {
+	e := open(t, fixture())
+	res, err := e.SearchCases(context.Background(), incidentlib.Query{Text: "retries"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		for _, sn := range h.Snippets {
+			var b strings.Builder
+			for _, p := range sn.Parts {
+				b.WriteString(p.Text)
+			}
+			joined := b.String()
+			if strings.Contains(joined, "retriesthat") || strings.Contains(joined, "hedgedretries") || strings.Contains(joined, "Retriesfrom") {
+				t.Errorf("%s %s: words run together: %q", h.Case.ID, sn.Field, joined)
+			}
+		}
+	}
+}

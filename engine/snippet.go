@@ -130,17 +130,27 @@ func cut(field, text string, spans [][2]int) incidentlib.Snippet {
 	return sn
 }
 
-// clean folds line breaks, so a snippet reads as one line.
+// clean folds runs of white space (line breaks included) into one space,
+// keeping a space at either end, so a snippet reads as one line and the
+// words around a match stay apart from it.
 func clean(s string) string {
-	return strings.Join(strings.Fields(s), " ") + trailingSpace(s)
+	folded := strings.Join(strings.Fields(s), " ")
+	if folded == "" {
+		if s != "" {
+			return " "
+		}
+		return ""
+	}
+	if isSpace(s[0]) {
+		folded = " " + folded
+	}
+	if isSpace(s[len(s)-1]) {
+		folded += " "
+	}
+	return folded
 }
 
-func trailingSpace(s string) string {
-	if s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\n') {
-		return " "
-	}
-	return ""
-}
+func isSpace(b byte) bool { return b == ' ' || b == '\n' || b == '\t' || b == '\r' }
 
 // wordStart moves i back to the start of a word (and of a rune).
 func wordStart(s string, i int) int {

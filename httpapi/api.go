@@ -181,11 +181,11 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		h.Set("Allow", "GET, HEAD, OPTIONS")
 	}
 	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.Encode(p)
-	}
+	// Written for HEAD too: the server drops the body but keeps the
+	// Content-Length it implies, so HEAD and GET headers agree.
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(p)
 }
 
 // problemHandler answers every request with err. For a method that is not

@@ -66,3 +66,29 @@ func TestOverTCP(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadOfErrors checks that HEAD of an error has the headers of GET.
+func TestHeadOfErrors(t *testing.T) {
+	ta := newAPI(t, Config{})
+	srv := httptest.NewServer(ta.h)
+	defer srv.Close()
+	for _, path := range []string{"/api/v1/cases/IL-9999", "/api/v1/cases?page=x", "/api/v1/nowhere"} {
+		var got [2]http.Header
+		var codes [2]int
+		for i, m := range []string{"GET", "HEAD"} {
+			req, _ := http.NewRequest(m, srv.URL+path, nil)
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			got[i], codes[i] = resp.Header, resp.StatusCode
+		}
+		for _, h := range []string{"Content-Type", "Content-Length", "Cache-Control"} {
+			if got[0].Get(h) != got[1].Get(h) || codes[0] != codes[1] {
+				t.Errorf("%s: GET %d %s=%q, HEAD %d %q", path, codes[0], h, got[0].Get(h), codes[1], got[1].Get(h))
+			}
+		}
+	}
+}

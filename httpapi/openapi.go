@@ -188,20 +188,24 @@ func (a *api) openAPIDocument() object {
 		if len(params) > 0 {
 			get["parameters"] = params
 		}
+		// HEAD answers as GET does, statuses and headers alike, without
+		// a body.
+		headResponses := object{}
+		for code, resp := range responses {
+			r := object{"description": resp.(object)["description"]}
+			if code == "200" {
+				r["headers"] = okHeaders
+			}
+			headResponses[code] = r
+		}
 		head := object{
 			"operationId": rt.ID + "Head",
 			"summary":     rt.Summary + " (headers only)",
 			"description": "As GET, without the body: the same status and headers, including ETag and Content-Length.",
-			"responses": object{
-				"200": object{"description": "OK", "headers": okHeaders},
-				"304": responses["304"],
-			},
+			"responses":   headResponses,
 		}
 		if len(params) > 0 {
 			head["parameters"] = params
-		}
-		if rt.NotFound {
-			head["responses"].(object)["404"] = object{"description": "Not found."}
 		}
 		paths[strings.TrimSuffix(rt.Path, "{$}")] = object{"get": get, "head": head}
 	}
@@ -219,8 +223,9 @@ func (a *api) openAPIDocument() object {
 				"Unknown values are null; timestamps are RFC 3339 UTC or a shorter calendar form with a *_precision field. " +
 				"Errors are RFC 9457 problem documents with a stable code. Other methods than GET, HEAD and OPTIONS get 405 " +
 				"with Allow; unknown paths get 404. Requests over the per-address rate limit get 429 with Retry-After.",
-			"license": object{"name": "Case texts: see each case's sources"},
 		},
+		// Public data: no operation needs credentials.
+		"security":          []any{},
 		"jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
 		"servers":           []any{object{"url": server}},
 		"paths":             paths,

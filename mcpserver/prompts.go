@@ -112,13 +112,15 @@ func (h *handlers) reviewPrompt(ctx context.Context, req *mcp.GetPromptRequest) 
 	if err := h.checkSlugs(incidentlib.FacetComponent, comps); err != nil {
 		return nil, h.rpcErr(err)
 	}
-	q := incidentlib.Query{Text: keywords(design), PerPage: maxPromptCases}
-	if len(comps) > 0 {
-		// The components say more than the words of a long design: list the
-		// incidents in them, newest first, rather than rank by every word.
-		q = incidentlib.Query{Filters: incidentlib.Filters{Components: comps}, Sort: incidentlib.SortNewest, PerPage: maxPromptCases}
+	words := keywords(design)
+	filters := incidentlib.Filters{Components: comps}
+	res, err := h.lib.SearchCases(ctx, incidentlib.Query{Text: words, Filters: filters, PerPage: maxPromptCases})
+	if err == nil && res.Total == 0 && len(comps) > 0 {
+		// No case in those components shares the design's words: the
+		// components alone still say where such systems failed.
+		words = ""
+		res, err = h.lib.SearchCases(ctx, incidentlib.Query{Filters: filters, Sort: incidentlib.SortNewest, PerPage: maxPromptCases})
 	}
-	res, err := h.lib.SearchCases(ctx, q)
 	if err != nil {
 		return nil, h.rpcErr(err)
 	}
@@ -126,9 +128,12 @@ func (h *handlers) reviewPrompt(ctx context.Context, req *mcp.GetPromptRequest) 
 	b.WriteString("Review this design against real production incidents from the Incident Library.\n\n## The design\n\n")
 	b.WriteString(design)
 	b.WriteString("\n\n## Incidents to start from\n\n")
-	if len(comps) > 0 {
-		fmt.Fprintf(&b, "The newest of the %d cases involving %s:\n\n", res.Total, strings.Join(comps, ", "))
-	} else {
+	switch {
+	case words == "":
+		fmt.Fprintf(&b, "The newest %d of the %d cases involving %s:\n\n", len(res.Hits), res.Total, strings.Join(comps, ", "))
+	case len(comps) > 0:
+		fmt.Fprintf(&b, "The %d cases (of %d) involving %s closest to the design's words:\n\n", len(res.Hits), res.Total, strings.Join(comps, ", "))
+	default:
 		fmt.Fprintf(&b, "The %d cases (of %d) closest to the design's words:\n\n", len(res.Hits), res.Total)
 	}
 	page := h.casePage(res, "")

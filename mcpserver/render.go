@@ -238,10 +238,10 @@ func renderPage(what string, p *CasePage, tool string) string {
 		fmt.Fprintf(&b, "No cases %s. Try other words, fewer filters, or vocab to check the slugs.\n", what)
 		return b.String()
 	case len(p.Cases) == 0:
-		fmt.Fprintf(&b, "%d cases %s, but this page is past the last one.\n", p.Total, what)
+		fmt.Fprintf(&b, "%s %s, but this page is past the last one.\n", countCases(p.Total), what)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%d cases %s (sorted by %s; %d shown).", p.Total, what, p.Sort, len(p.Cases))
+	fmt.Fprintf(&b, "%s %s (sorted by %s; %d shown).", countCases(p.Total), what, p.Sort, len(p.Cases))
 	if p.Fuzzy {
 		b.WriteString(" Nothing matched as typed; these come from a typo-tolerant retry.")
 	}
@@ -283,7 +283,7 @@ func renderTopic(t *TopicOutput) string {
 	if t.Group != nil {
 		fmt.Fprintf(&b, "Group: %s (`%s`)\n\n", t.Group.Name, t.Group.Slug)
 	}
-	fmt.Fprintf(&b, "%d cases.\n", t.Total)
+	fmt.Fprintf(&b, "%s.\n", countCases(t.Total))
 	counts := func(title string, tc []TermCount) {
 		if len(tc) == 0 {
 			return
@@ -443,4 +443,11 @@ func editDistance(a, b string) int {
 func startsWord(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func countCases(n int) string {
+	if n == 1 {
+		return "1 case"
+	}
+	return fmt.Sprintf("%d cases", n)
 }

@@ -1,0 +1,138 @@
+package engine_test
+
+import (
+	"context"
+	"flag"
+	"sync"
+	"testing"
+
+	"incidentlib"
+	"incidentlib/benchmark"
+	"incidentlib/engine"
+)
+
+// benchCases sets the synthetic corpus size of the benchmarks below; the
+// whole-system figures at 1k, 10k and 100k come from "incidentlib bench".
+var benchCases = flag.Int("bench.cases", 2000, "synthetic cases in the engine benchmarks")
+
+// benchQueries is how many distinct queries of each kind the benchmarks
+// cycle through.
+const benchQueries = 200
+
+type benchFixture struct {
+	vocab   *incidentlib.Vocabulary
+	cases   []*incidentlib.Case
+	queries benchmark.QuerySet
+	engine  *engine.Engine
+}
+
+var (
+	fixtureOnce sync.Once
+	fixtureMemo *benchFixture
+	fixtureErr  error
+)
+
+// sharedFixture builds the corpus and an in-memory engine once per test
+// binary run: the search benchmarks measure queries, not set-up.
+func sharedFixture(b *testing.B) *benchFixture {
+	b.Helper()
+	fixtureOnce.Do(func() {
+		v := vocab(b)
+		g := benchmark.NewGenerator(v, benchmark.DefaultSeed)
+		f := &benchFixture{vocab: v, cases: g.Cases(*benchCases), queries: g.Queries(benchQueries, *benchCases)}
+		f.engine, fixtureErr = engine.Open(context.Background(), v, f.cases, engine.Options{})
+		fixtureMemo = f
+	})
+	if fixtureErr != nil {
+		b.Fatal(fixtureErr)
+	}
+	return fixtureMemo
+}
+
+func benchSearch(b *testing.B, qs []benchmark.Search) {
+	f := sharedFixture(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		res, err := f.engine.SearchCases(ctx, qs[i%len(qs)].Query())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Total > 0 && len(res.Hits) == 0 {
+			b.Fatal("a result set without hits")
+		}
+	}
+}
+
+// BenchmarkSearchBroad: common words matching most cases, with facet
+// counts over the whole set and snippets for the first page.
+func BenchmarkSearchBroad(b *testing.B) { benchSearch(b, sharedFixture(b).queries.Broad) }
+
+// BenchmarkSearchNarrow: two mid-frequency words and a component filter.
+func BenchmarkSearchNarrow(b *testing.B) { benchSearch(b, sharedFixture(b).queries.Narrow) }
+
+// BenchmarkSearchNoText lists a filtered set newest first, the topic pages'
+// query.
+func BenchmarkSearchNoText(b *testing.B) {
+	f := sharedFixture(b)
+	var qs []benchmark.Search
+	for _, q := range f.queries.Narrow {
+		qs = append(qs, benchmark.Search{Component: q.Component})
+	}
+	benchSearch(b, qs)
+}
+
+// BenchmarkSimilarCases ranks the ten cases most like a given one.
+func BenchmarkSimilarCases(b *testing.B) {
+	f := sharedFixture(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := f.engine.SimilarCases(ctx, f.queries.Similar[i%len(f.queries.Similar)], 10); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkOpenInMemory builds the whole engine from the cases, index
+// included, as a start without a data directory does.
+func BenchmarkOpenInMemory(b *testing.B) {
+	f := sharedFixture(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		e, err := engine.Open(ctx, f.vocab, f.cases, engine.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.Close()
+	}
+}
+
+// BenchmarkRestart opens the engine on an index already on disk, as a
+// restart does: hashing the corpus, opening the index, and building the
+// in-memory facet and similarity structures.
+func BenchmarkRestart(b *testing.B) {
+	f := sharedFixture(b)
+	ctx := context.Background()
+	dir := b.TempDir()
+	e, err := engine.Open(ctx, f.vocab, f.cases, engine.Options{DataDir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		e, err := engine.Open(ctx, f.vocab, f.cases, engine.Options{DataDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !e.IndexReused() {
+			b.Fatal("the index was rebuilt")
+		}
+		e.Close()
+	}
+}
