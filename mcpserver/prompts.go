@@ -1,8 +1,10 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -73,17 +75,16 @@ func (h *handlers) learnPrompt(ctx context.Context, req *mcp.GetPromptRequest) (
 		}
 		writeHits(&b, hits)
 	} else {
-		res, err := h.lib.SearchCases(ctx, incidentlib.Query{Text: keywords(arg), PerPage: maxPromptCases})
+		hits, err := h.closestCases(ctx, arg, incidentlib.Filters{}, maxPromptCases)
 		if err != nil {
 			return nil, h.rpcErr(err)
 		}
 		fmt.Fprintf(&b, "I want to learn from past incidents like this one:\n\n> %s\n\n", oneLine(arg))
-		fmt.Fprintf(&b, "## The Incident Library's closest cases (%d of %d)\n\n", len(res.Hits), res.Total)
-		page := h.casePage(res, "")
-		if len(page.Cases) == 0 {
+		b.WriteString("## The Incident Library's closest cases\n\n")
+		if len(hits) == 0 {
 			b.WriteString("None matched these words; search with other words.\n")
 		}
-		writeHits(&b, page.Cases)
+		writeHits(&b, hits)
 	}
 	b.WriteString("\n## What to do\n\n")
 	b.WriteString("1. Read the cases that matter in full with get_incident; widen with similar_incidents and search_incidents where a pattern shows.\n")
@@ -112,14 +113,17 @@ func (h *handlers) reviewPrompt(ctx context.Context, req *mcp.GetPromptRequest) 
 	if err := h.checkSlugs(incidentlib.FacetComponent, comps); err != nil {
 		return nil, h.rpcErr(err)
 	}
-	words := keywords(design)
 	filters := incidentlib.Filters{Components: comps}
-	res, err := h.lib.SearchCases(ctx, incidentlib.Query{Text: words, Filters: filters, PerPage: maxPromptCases})
-	if err == nil && res.Total == 0 && len(comps) > 0 {
+	hits, err := h.closestCases(ctx, design, filters, maxPromptCases)
+	byWords := len(hits) > 0
+	if err == nil && !byWords && len(comps) > 0 {
 		// No case in those components shares the design's words: the
 		// components alone still say where such systems failed.
-		words = ""
+		var res *incidentlib.SearchResult
 		res, err = h.lib.SearchCases(ctx, incidentlib.Query{Filters: filters, Sort: incidentlib.SortNewest, PerPage: maxPromptCases})
+		if err == nil {
+			hits = h.casePage(res, "").Cases
+		}
 	}
 	if err != nil {
 		return nil, h.rpcErr(err)
@@ -129,18 +133,16 @@ func (h *handlers) reviewPrompt(ctx context.Context, req *mcp.GetPromptRequest) 
 	b.WriteString(design)
 	b.WriteString("\n\n## Incidents to start from\n\n")
 	switch {
-	case words == "":
-		fmt.Fprintf(&b, "The newest %d of the %d cases involving %s:\n\n", len(res.Hits), res.Total, strings.Join(comps, ", "))
+	case len(hits) == 0:
+		b.WriteString("None shares the design's words; find cases with search_incidents and list_incidents.\n")
+	case !byWords:
+		fmt.Fprintf(&b, "The newest cases involving %s:\n\n", strings.Join(comps, ", "))
 	case len(comps) > 0:
-		fmt.Fprintf(&b, "The %d cases (of %d) involving %s closest to the design's words:\n\n", len(res.Hits), res.Total, strings.Join(comps, ", "))
+		fmt.Fprintf(&b, "The cases involving %s closest to the design's words:\n\n", strings.Join(comps, ", "))
 	default:
-		fmt.Fprintf(&b, "The %d cases (of %d) closest to the design's words:\n\n", len(res.Hits), res.Total)
+		b.WriteString("The cases closest to the design's words:\n\n")
 	}
-	page := h.casePage(res, "")
-	if len(page.Cases) == 0 {
-		b.WriteString("None; find cases with search_incidents and list_incidents.\n")
-	}
-	writeHits(&b, page.Cases)
+	writeHits(&b, hits)
 	b.WriteString("\n## What to do\n\n")
 	b.WriteString("1. List the design's components and dependencies; find the vocabulary slugs for them with vocab.\n")
 	b.WriteString("2. For each, look up how such systems failed: list_incidents filtered by component, search_incidents for the mechanisms the design relies on (retries, failover, caches, config pushes, migrations, certificates, quotas), get_topic for recurring contributing factors.\n")
@@ -155,6 +157,62 @@ func promptResult(desc, text string) *mcp.GetPromptResult {
 		Description: desc,
 		Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}},
 	}
+}
+
+// closestCases ranks cases by how many of the distinctive words of prose
+// they contain. A library query wants every word to match, which a design
+// or a story never does; so each word is asked on its own and a case scores
+// the rarity (log N/df) of every word it matches, as a ranked OR would.
+func (h *handlers) closestCases(ctx context.Context, prose string, f incidentlib.Filters, n int) ([]CaseHit, error) {
+	all, err := h.lib.SearchCases(ctx, incidentlib.Query{Filters: f, PerPage: 1})
+	if err != nil || all.Total == 0 {
+		return nil, err
+	}
+	type scored struct {
+		c     *incidentlib.Case
+		score float64
+		words []string
+	}
+	byID := map[string]*scored{}
+	for _, w := range strings.Fields(keywords(prose)) {
+		res, err := h.lib.SearchCases(ctx, incidentlib.Query{Text: w, Filters: f, PerPage: incidentlib.MaxPerPage})
+		if err != nil {
+			if incidentlib.ErrorCode(err) == incidentlib.EINVALID {
+				continue // a word the engine will not take alone
+			}
+			return nil, err
+		}
+		if res.Fuzzy || res.Total == 0 || res.Total*2 > all.Total {
+			continue // no exact match, or too common to tell cases apart
+		}
+		idf := math.Log(float64(all.Total) / float64(res.Total))
+		for _, hit := range res.Hits {
+			s := byID[hit.Case.ID]
+			if s == nil {
+				s = &scored{c: hit.Case}
+				byID[hit.Case.ID] = s
+			}
+			s.score += idf
+			s.words = append(s.words, w)
+		}
+	}
+	ranked := make([]*scored, 0, len(byID))
+	for _, s := range byID {
+		ranked = append(ranked, s)
+	}
+	slices.SortFunc(ranked, func(a, b *scored) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
+		}
+		return strings.Compare(b.c.ID, a.c.ID)
+	})
+	var out []CaseHit
+	for _, s := range ranked[:min(n, len(ranked))] {
+		hit := h.caseHit(s.c)
+		hit.Why = "shares the words " + strings.Join(s.words, ", ")
+		out = append(out, hit)
+	}
+	return out, nil
 }
 
 // maxQueryWords is the most words the library takes in one query.

@@ -38,7 +38,7 @@ type Filters struct {
 
 // SearchInput is the input of search_incidents.
 type SearchInput struct {
-	Query string `json:"query" jsonschema:"what to look for, in words: a failure mode, a technology, a symptom (e.g. 'hedged retries overload auth service'). Typos are tolerated"`
+	Query string `json:"query" jsonschema:"a few specific words for a failure mode, technology or symptom (e.g. 'hedged retries', 'bgp withdrawal', 'certificate expired'). Every word must match, so use few; \"double quotes\" make a phrase; typos are tolerated"`
 	Filters
 	Sort   string `json:"sort,omitempty" jsonschema:"relevance (default), newest, oldest, or longest (longest time to resolve first)"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"cases per page, 1 to 50; default 10"`
@@ -220,7 +220,7 @@ func (h *handlers) addTools(s *mcp.Server) {
 		Name:  "search_incidents",
 		Title: "Search incidents",
 		Description: "Full-text search of the library's public production incidents, ranked by relevance. " +
-			"Use it first whenever you design, review or debug something and want real failures like it: describe the failure mode, technology or symptom in words. " +
+			"Use it first whenever you design, review or debug something and want real failures like it: give a few specific words for the failure mode, technology or symptom; every word must match, so search again with fewer or other words when nothing comes back. " +
 			"Narrow with facet filters (slugs, OR within a facet, AND across facets). " + facetListing + " " +
 			"Each hit gives id, title, company, date, a one-line summary, why it matched and the case URL. " + citeInstruction +
 			" For all of a case, call get_incident.",

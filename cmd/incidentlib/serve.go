@@ -27,6 +27,8 @@ type serveConfig struct {
 	allowedHosts   listFlag
 	allowedOrigins listFlag
 	logLevel       string
+	rateLimit      float64
+	rateBurst      int
 }
 
 // listFlag is a repeatable flag that also takes comma-separated values.
@@ -51,6 +53,8 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	fs.Var(&cfg.allowedHosts, "allowed-host", "Host header the MCP endpoint accepts, behind a proxy (repeatable)")
 	fs.Var(&cfg.allowedOrigins, "allowed-origin", "browser origin the MCP endpoint accepts (repeatable)")
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.Float64Var(&cfg.rateLimit, "rate-limit", 20, "JSON API and MCP requests per second allowed per client IP")
+	fs.IntVar(&cfg.rateBurst, "rate-burst", 60, "requests a client may make at once above --rate-limit")
 	cfg.corpus.register(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -97,8 +101,9 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	}
 	srv.SetReady(server.Handlers{
 		Web: webHandler,
-		API: httpapi.New(eng, httpapi.Config{BaseURL: cfg.baseURL, Logger: log}),
-		MCP: mcpserver.NewHTTPHandler(eng, mcpserver.Config{BaseURL: cfg.baseURL, AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins, Version: version(), Logger: log}),
+		API: httpapi.New(eng, httpapi.Config{BaseURL: cfg.baseURL, Logger: log, RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst}),
+		MCP: mcpserver.NewHTTPHandler(eng, mcpserver.Config{BaseURL: cfg.baseURL, AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins,
+			RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, Version: version(), Logger: log}),
 	})
 	st, _ := eng.Stats(ctx)
 	if st != nil {
