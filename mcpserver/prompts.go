@@ -248,6 +248,7 @@ func init() {
 		its our their they them then than when what which who will would can could should may might must also
 		all any each every some such only own same other more most very just one two use uses used using
 		about after before over under between through during while where there here how why does did done
+		made make makes took take takes got get gets once hour hours minute minutes day days time times want need
 		been being because per via out off you your we us it is be on in of to as at by or an if so no`) {
 		stopWords[w] = true
 	}

@@ -1,0 +1,80 @@
+package server
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func get(t *testing.T, h http.Handler, path string) (int, string, http.Header) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	b, _ := io.ReadAll(rec.Result().Body)
+	return rec.Code, string(b), rec.Result().Header
+}
+
+func TestLiveBeforeReady(t *testing.T) {
+	s := New(Config{})
+	h := s.Handler()
+	if code, _, _ := get(t, h, "/healthz"); code != 200 {
+		t.Errorf("/healthz before ready: %d, want 200", code)
+	}
+	if code, body, _ := get(t, h, "/readyz"); code != 503 || !strings.Contains(body, "starting") {
+		t.Errorf("/readyz before ready: %d %q, want 503 starting", code, body)
+	}
+	code, body, hdr := get(t, h, "/cases/IL-0561")
+	if code != 503 || hdr.Get("Retry-After") == "" || !strings.Contains(body, "starting") {
+		t.Errorf("a page before ready: %d %q, want 503 with Retry-After", code, body)
+	}
+
+	web := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "web "+r.URL.Path) })
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "api "+r.URL.Path) })
+	mcp := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "mcp "+r.URL.Path) })
+	s.SetReady(Handlers{Web: web, API: api, MCP: mcp})
+	for path, want := range map[string]string{
+		"/readyz":              "ready",
+		"/":                    "web /",
+		"/cases/IL-0561":       "web /cases/IL-0561",
+		"/api/v1/cases":        "api /api/v1/cases",
+		"/mcp":                 "mcp /mcp",
+		"/metrics":             "incidentlib_http_requests_total",
+		"/api/v1/openapi.json": "api /api/v1/openapi.json",
+	} {
+		if code, body, _ := get(t, h, path); code != 200 || !strings.Contains(body, want) {
+			t.Errorf("GET %s: %d %q, want 200 containing %q", path, code, body, want)
+		}
+	}
+}
+
+func TestMetricsCountRequests(t *testing.T) {
+	s := New(Config{})
+	s.SetReady(Handlers{Web: http.NotFoundHandler()})
+	s.SetGauge("incidentlib_cases", "Cases in the library.", 184)
+	h := s.Handler()
+	get(t, h, "/nope")
+	get(t, h, "/nope")
+	_, body, _ := get(t, h, "/metrics")
+	for _, want := range []string{
+		`incidentlib_http_requests_total{group="web",status="404"} 2`,
+		`incidentlib_http_request_duration_seconds_count{group="web"} 2`,
+		"incidentlib_cases 184",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
+	}
+}
+
+func TestPanicIsHiddenFromTheClient(t *testing.T) {
+	s := New(Config{})
+	s.SetReady(Handlers{Web: http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		panic("secret internal detail")
+	})})
+	code, body, _ := get(t, s.Handler(), "/boom")
+	if code != 500 || strings.Contains(body, "secret") || strings.Contains(body, "goroutine") {
+		t.Errorf("panic: %d %q, want a plain 500 without internals", code, body)
+	}
+}
