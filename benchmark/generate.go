@@ -29,7 +29,7 @@ const (
 // Target byte sizes of each text field; together about 3.5 KB per case.
 var fieldBytes = struct {
 	summary, symptoms, trigger, detection, remediation, lessons int
-}{420, 620, 520, 520, 320, 620} // remediation: three steps of this size
+}{400, 580, 480, 480, 300, 580} // remediation: three steps of this size
 
 // zipf draws ranks 0..n-1 with probability proportional to 1/(rank+1+v)^s,
 // from a precomputed cumulative table, so it works for any s > 0.
@@ -250,11 +250,13 @@ func (t *textGen) word() string {
 	return t.content()
 }
 
-// prose writes sentences until about size bytes.
+// prose writes sentences until about size bytes: it stops when the next
+// sentence, of about avgSentence bytes, would overshoot by more than half.
 func (t *textGen) prose(size int) string {
+	const avgSentence = 100
 	var b strings.Builder
-	b.Grow(size + 120)
-	for b.Len() < size {
+	b.Grow(size + 2*avgSentence)
+	for b.Len() == 0 || b.Len()+avgSentence/2 < size {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}

@@ -104,7 +104,7 @@ const stdioChildEnv = "INCIDENTLIB_MCP_STDIO_CHILD"
 func TestMain(m *testing.M) {
 	if os.Getenv(stdioChildEnv) == "1" {
 		lib := testLibrary(fatalTB{})
-		err := ServeStdio(context.Background(), lib, Config{BaseURL: testBaseURL, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}, os.Stdin, os.Stdout)
+		err := ServeStdio(context.Background(), lib, Config{BaseURL: testBaseURL, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}, os.Stdin, os.Stdout)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"incidentlib"
@@ -357,11 +356,7 @@ func snippetsWhy(ss []incidentlib.Snippet) string {
 			break
 		}
 		var t strings.Builder
-		for i, p := range s.Parts {
-			if i > 0 && !p.Match && s.Parts[i-1].Match && startsWord(p.Text) {
-				// The engine's snippets lose the space after a match.
-				t.WriteString(" ")
-			}
+		for _, p := range s.Parts {
 			if p.Match && strings.TrimSpace(p.Text) != "" {
 				// Keep the spaces around a match outside the markers, where
 				// Markdown needs them.
@@ -405,44 +400,11 @@ func truncate(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// nearest returns the candidate closest to s by edit distance, if it is
-// close enough to be a likely typo.
+// nearest returns the candidate closest to s, if it is close enough to be
+// a likely typo.
 func nearest(s string, candidates []string) string {
-	best, bestD := "", len(s)/3+2
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
+	best, _ := incidentlib.Nearest(s, candidates)
 	return best
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 100 || len(b) > 100 {
-		return 1 << 20
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
-func startsWord(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 func countCases(n int) string {

@@ -86,9 +86,9 @@ func (h *handlers) readVocabulary(ctx context.Context, req *mcp.ReadResourceRequ
 	}}}, nil
 }
 
-// resourceNotFound is the protocol's resource-not-found error, with a
-// message that says what would be found.
+// resourceNotFound is the protocol's resource-not-found error (invalid
+// params, since SEP-2164), with a message that says what would be found.
 func resourceNotFound(uri, msg string) error {
 	data, _ := json.Marshal(map[string]string{"uri": uri})
-	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found: " + msg, Data: data}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found: " + msg, Data: data}
 }

@@ -251,6 +251,12 @@ func TestVocab(t *testing.T) {
 			}
 		}
 	}
+	for _, sev := range all.Severities {
+		res, err := lib.SearchCases(context.Background(), incidentlib.Query{Filters: incidentlib.Filters{Severities: []string{sev.Slug}}, PerPage: 1})
+		if err != nil || res.Total != sev.Cases {
+			t.Errorf("severity %s: %d cases, want %d (%v)", sev.Slug, sev.Cases, res.Total, err)
+		}
+	}
 	if len(all.Facets[1].Groups) != len(v.Groups()) {
 		t.Errorf("component groups: %d, want %d", len(all.Facets[1].Groups), len(v.Groups()))
 	}
@@ -407,7 +413,7 @@ func TestResources(t *testing.T) {
 	} {
 		_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		var rpcErr *jsonrpc.Error
-		if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeResourceNotFound || !strings.Contains(rpcErr.Message, want) {
+		if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpcErr.Message, want) {
 			t.Errorf("read %s: %v, want resource-not-found mentioning %q", uri, err, want)
 		}
 	}

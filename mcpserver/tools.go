@@ -212,9 +212,8 @@ func filterBounds(p map[string]*jsonschema.Schema) {
 	}
 }
 
-// toolDefs returns every tool with its schemas; the handlers are bound in
-// addTools. Kept apart so the schema snapshot test sees exactly what is
-// served.
+// addTools registers the six tools. Their descriptions are written for a
+// model: when to use the tool, the facets, and how to find their slugs.
 func (h *handlers) addTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  "search_incidents",
