@@ -68,7 +68,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if cfg.phase != "" {
-		return runChild(ctx, cfg, args, stderr)
+		return runChild(ctx, cfg, stderr)
 	}
 	results, err := run(ctx, cfg, args, stderr)
 	if len(results) > 0 {
@@ -220,7 +220,7 @@ func runInChild(ctx context.Context, child []string, cfg config, phase string, s
 	return r, nil
 }
 
-func runChild(ctx context.Context, cfg config, _ []string, log io.Writer) int {
+func runChild(ctx context.Context, cfg config, log io.Writer) int {
 	r, err := runPhase(ctx, cfg, cfg.phase, cfg.size)
 	if err != nil {
 		fmt.Fprintf(log, "bench: %s: %v\n", cfg.phase, err)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -37,6 +38,9 @@ type Engine struct {
 	facets     *facetIndex
 	similarity *similarityIndex
 	reused     bool
+
+	statsOnce sync.Once
+	stats     *incidentlib.Stats
 }
 
 var _ incidentlib.Library = (*Engine)(nil)

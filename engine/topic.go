@@ -63,8 +63,15 @@ func filtersOf(facet incidentlib.Facet, slugs []string) incidentlib.Filters {
 	return f
 }
 
-// Stats implements incidentlib.Library.
+// Stats implements incidentlib.Library. The corpus never changes once the
+// engine is open, so the figures are computed once; callers must treat the
+// result as read-only.
 func (e *Engine) Stats(_ context.Context) (*incidentlib.Stats, error) {
+	e.statsOnce.Do(func() { e.stats = e.computeStats() })
+	return e.stats, nil
+}
+
+func (e *Engine) computeStats() *incidentlib.Stats {
 	fi := e.facets
 	st := &incidentlib.Stats{Cases: fi.n, Terms: map[incidentlib.Facet][]incidentlib.FacetCount{}}
 	for _, f := range incidentlib.Facets {
@@ -132,5 +139,5 @@ func (e *Engine) Stats(_ context.Context) (*incidentlib.Stats, error) {
 	for _, y := range ys {
 		st.Years = append(st.Years, incidentlib.ValueCount{Value: itoa(y), Count: years[y]})
 	}
-	return st, nil
+	return st
 }
