@@ -140,7 +140,9 @@ func (m *Main) openEngine(ctx context.Context, cmd string, cf corpusFlags, dataD
 }
 
 // resolveDataDir picks where the index lives: the flag, else the user
-// cache directory, else (no cache directory on this machine) memory.
+// cache directory, else (no writable cache directory, as in a read-only
+// container) memory. A directory the user named must work or it is an
+// error; the default only has to be tried.
 func resolveDataDir(flagValue string) (string, error) {
 	switch flagValue {
 	case "-":
@@ -150,7 +152,11 @@ func resolveDataDir(flagValue string) (string, error) {
 		if err != nil {
 			return "", nil
 		}
-		return filepath.Join(base, "incidentlib"), nil
+		dir := filepath.Join(base, "incidentlib")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", nil
+		}
+		return dir, nil
 	}
 	return flagValue, nil
 }
