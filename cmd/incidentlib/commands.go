@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"runtime/debug"
+
+	"incidentlib/benchmark"
 )
 
 // moreCommands maps the subcommands that need the engine or a protocol.
@@ -11,6 +13,9 @@ func (m *Main) moreCommands() map[string]func(context.Context, []string) int {
 		"serve": m.runServe,
 		"mcp":   m.runMCP,
 		"stats": m.runStats,
+		"bench": func(ctx context.Context, args []string) int {
+			return benchmark.Main(ctx, args, m.Stdout, m.Stderr)
+		},
 	}
 }
 
