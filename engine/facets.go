@@ -27,7 +27,6 @@ func (b bitset) and(o bitset) {
 		b[i] &= o[i]
 	}
 }
-func (b bitset) clone() bitset { return append(bitset(nil), b...) }
 func (b bitset) count() (n int) {
 	for _, w := range b {
 		n += bits.OnesCount64(w)
@@ -35,98 +34,127 @@ func (b bitset) count() (n int) {
 	return n
 }
 
+// The dimensions a case is indexed along: the four tagging facets, and the
+// component groups derived from its components.
+const (
+	dimRootCause = iota
+	dimComponent
+	dimSymptom
+	dimFactor
+	dimGroup
+	numDims
+)
+
+// dimOf maps a tagging facet to its dimension.
+func dimOf(f incidentlib.Facet) int {
+	switch f {
+	case incidentlib.FacetRootCause:
+		return dimRootCause
+	case incidentlib.FacetComponent:
+		return dimComponent
+	case incidentlib.FacetSymptom:
+		return dimSymptom
+	case incidentlib.FacetContributingFactor:
+		return dimFactor
+	}
+	return -1
+}
+
+// termLists holds, for every case, a short list of term numbers, all in
+// two flat arrays: case c's terms are vals[off[c]:off[c+1]]. Counting a
+// result set walks memory in order instead of chasing a slice per case.
+type termLists struct {
+	off  []uint32
+	vals []uint16
+}
+
+func (t *termLists) of(c int) []uint16 { return t.vals[t.off[c]:t.off[c+1]] }
+
+// dimension is one facet's (or the groups') terms and who carries them.
+type dimension struct {
+	terms    []incidentlib.Term // in vocabulary order; a term's number is its position
+	no       map[string]int
+	lists    termLists
+	postings []bitset // per term, the cases that carry it
+	df       []int    // per term, how many cases carry it
+}
+
 // facetIndex keeps, for every case, the numbers of its terms, and for every
 // term the set of its cases: enough to filter and count without Bleve.
 type facetIndex struct {
-	n int
-	// terms[f] is the facet's vocabulary in file order; a term's number is
-	// its position.
-	terms  map[incidentlib.Facet][]incidentlib.Term
-	termNo map[incidentlib.Facet]map[string]int
-	// caseTerms[f][c] lists the term numbers case c carries in facet f.
-	caseTerms map[incidentlib.Facet][][]uint16
-	postings  map[incidentlib.Facet][]bitset
+	n    int
+	dims [numDims]dimension
 
 	groups      []incidentlib.Group
-	groupNo     map[string]int
-	caseGroups  [][]uint16 // component groups per case
-	groupPost   []bitset
 	termGroupNo []int // component term number → group number
 
 	companies    []string // display names, by company number
 	companyNo    map[string]int
-	caseCompany  []int
+	caseCompany  []int32
 	severities   []incidentlib.Term
-	caseSeverity []int // -1 when unknown
-	caseYear     []int
+	caseSeverity []int8 // -1 when unknown
+	caseYear     []int16
+	minYear      int
 
 	newest   []int // case numbers, newest first
+	ttr      []int64
 	rankOnce sync.Once
 	rank     []int32
-	longest  []int // case numbers, longest time to resolve first, unknown last
-	ttr      []int64
 }
 
 func newFacetIndex(v *incidentlib.Vocabulary, cases []*incidentlib.Case) *facetIndex {
 	n := len(cases)
-	fi := &facetIndex{
-		n:          n,
-		terms:      map[incidentlib.Facet][]incidentlib.Term{},
-		termNo:     map[incidentlib.Facet]map[string]int{},
-		caseTerms:  map[incidentlib.Facet][][]uint16{},
-		postings:   map[incidentlib.Facet][]bitset{},
-		groups:     v.Groups(),
-		groupNo:    map[string]int{},
-		companyNo:  map[string]int{},
-		severities: v.Severities(),
-	}
-	for i, g := range fi.groups {
-		fi.groupNo[g.Slug] = i
-		fi.groupPost = append(fi.groupPost, newBitset(n))
-	}
+	fi := &facetIndex{n: n, groups: v.Groups(), companyNo: map[string]int{}, severities: v.Severities()}
 	for _, f := range incidentlib.Facets {
-		ts := v.Terms(f)
-		fi.terms[f] = ts
-		fi.termNo[f] = map[string]int{}
-		fi.postings[f] = make([]bitset, len(ts))
-		for i, t := range ts {
-			fi.termNo[f][t.Slug] = i
-			fi.postings[f][i] = newBitset(n)
+		fi.dims[dimOf(f)].terms = v.Terms(f)
+	}
+	for _, g := range fi.groups {
+		fi.dims[dimGroup].terms = append(fi.dims[dimGroup].terms, incidentlib.Term{Facet: incidentlib.FacetComponent, Slug: g.Slug, Name: g.Name, Definition: g.Definition})
+	}
+	for d := range fi.dims {
+		dim := &fi.dims[d]
+		dim.no = make(map[string]int, len(dim.terms))
+		dim.postings = make([]bitset, len(dim.terms))
+		dim.df = make([]int, len(dim.terms))
+		for i, t := range dim.terms {
+			dim.no[t.Slug] = i
+			dim.postings[i] = newBitset(n)
 		}
-		fi.caseTerms[f] = make([][]uint16, n)
+		dim.lists.off = make([]uint32, 1, n+1)
 	}
-	for _, t := range fi.terms[incidentlib.FacetComponent] {
-		fi.termGroupNo = append(fi.termGroupNo, fi.groupNo[t.Group])
+	for _, t := range fi.dims[dimComponent].terms {
+		fi.termGroupNo = append(fi.termGroupNo, fi.dims[dimGroup].no[t.Group])
 	}
-	fi.caseGroups = make([][]uint16, n)
-	fi.caseCompany = make([]int, n)
-	fi.caseSeverity = make([]int, n)
-	fi.caseYear = make([]int, n)
+	fi.caseCompany = make([]int32, n)
+	fi.caseSeverity = make([]int8, n)
+	fi.caseYear = make([]int16, n)
 	fi.ttr = make([]int64, n)
+	fi.minYear = 1 << 30
+	add := func(d, ci, tn int) {
+		dim := &fi.dims[d]
+		if dim.postings[tn].has(ci) {
+			return // listed twice, or a second component of one group
+		}
+		dim.postings[tn].set(ci)
+		dim.df[tn]++
+		dim.lists.vals = append(dim.lists.vals, uint16(tn))
+	}
 	for ci, c := range cases {
 		for _, f := range incidentlib.Facets {
-			var slugs []string
-			if f == incidentlib.FacetRootCause {
-				if c.RootCause != "" {
-					slugs = []string{c.RootCause}
-				}
-			} else {
-				slugs = termsOf(c, f)
-			}
-			for _, s := range slugs {
-				if tn, ok := fi.termNo[f][s]; ok {
-					fi.caseTerms[f][ci] = append(fi.caseTerms[f][ci], uint16(tn))
-					fi.postings[f][tn].set(ci)
-					if f == incidentlib.FacetComponent {
-						g := fi.termGroupNo[tn]
-						if !fi.groupPost[g].has(ci) {
-							fi.caseGroups[ci] = append(fi.caseGroups[ci], uint16(g))
-							fi.groupPost[g].set(ci)
-						}
-					}
+			d := dimOf(f)
+			for _, s := range termsOf(c, f) {
+				if tn, ok := fi.dims[d].no[s]; ok {
+					add(d, ci, tn)
 				}
 			}
 		}
+		for _, tn := range fi.dims[dimComponent].lists.vals[fi.dims[dimComponent].lists.off[ci]:] {
+			add(dimGroup, ci, fi.termGroupNo[tn])
+		}
+		for d := range fi.dims {
+			fi.dims[d].lists.off = append(fi.dims[d].lists.off, uint32(len(fi.dims[d].lists.vals)))
+		}
+
 		key := strings.ToLower(strings.TrimSpace(c.Company))
 		no, ok := fi.companyNo[key]
 		if !ok {
@@ -134,14 +162,17 @@ func newFacetIndex(v *incidentlib.Vocabulary, cases []*incidentlib.Case) *facetI
 			fi.companyNo[key] = no
 			fi.companies = append(fi.companies, c.Company)
 		}
-		fi.caseCompany[ci] = no
+		fi.caseCompany[ci] = int32(no)
 		fi.caseSeverity[ci] = -1
 		for si, s := range fi.severities {
 			if s.Slug == c.Severity {
-				fi.caseSeverity[ci] = si
+				fi.caseSeverity[ci] = int8(si)
 			}
 		}
-		fi.caseYear[ci] = c.Year()
+		fi.caseYear[ci] = int16(c.Year())
+		if y := c.Year(); y != 0 && y < fi.minYear {
+			fi.minYear = y
+		}
 		if d, ok := c.TimeToResolve(); ok {
 			fi.ttr[ci] = int64(d)
 		} else {
@@ -160,8 +191,6 @@ func newFacetIndex(v *incidentlib.Vocabulary, cases []*incidentlib.Case) *facetI
 		}
 		return ca.ID > cb.ID
 	})
-	fi.longest = append([]int(nil), fi.newest...)
-	sort.SliceStable(fi.longest, func(a, b int) bool { return fi.ttr[fi.longest[a]] > fi.ttr[fi.longest[b]] })
 	return fi
 }
 
@@ -180,6 +209,17 @@ func termsOf(c *incidentlib.Case, f incidentlib.Facet) []string {
 		return []string{c.RootCause}
 	}
 	return nil
+}
+
+// rankNewest returns each case's position in newest-first order.
+func (fi *facetIndex) rankNewest() []int32 {
+	fi.rankOnce.Do(func() {
+		fi.rank = make([]int32, fi.n)
+		for pos, ci := range fi.newest {
+			fi.rank[ci] = int32(pos)
+		}
+	})
+	return fi.rank
 }
 
 // maxFilterValues bounds how many values one filter may list.
@@ -207,15 +247,16 @@ func (fi *facetIndex) filter(f incidentlib.Filters, v *incidentlib.Vocabulary) (
 		if len(slugs) > maxFilterValues {
 			return nil, incidentlib.InvalidParam(string(facet), "at most %d values, got %d", maxFilterValues, len(slugs))
 		}
+		dim := &fi.dims[dimOf(facet)]
 		any := newBitset(fi.n)
 		for _, s := range slugs {
-			if tn, ok := fi.termNo[facet][s]; ok {
-				any.or(fi.postings[facet][tn])
+			if tn, ok := dim.no[s]; ok {
+				any.or(dim.postings[tn])
 				continue
 			}
 			if facet == incidentlib.FacetComponent {
-				if g, ok := fi.groupNo[s]; ok {
-					any.or(fi.groupPost[g])
+				if g, ok := fi.dims[dimGroup].no[s]; ok {
+					any.or(fi.dims[dimGroup].postings[g])
 					continue
 				}
 			}
@@ -227,21 +268,21 @@ func (fi *facetIndex) filter(f incidentlib.Filters, v *incidentlib.Vocabulary) (
 		if len(f.Companies) > maxFilterValues {
 			return nil, incidentlib.InvalidParam("company", "at most %d values, got %d", maxFilterValues, len(f.Companies))
 		}
-		want := map[int]bool{}
+		want := map[int32]bool{}
 		for _, c := range f.Companies {
 			if no, ok := fi.companyNo[strings.ToLower(strings.TrimSpace(c))]; ok {
-				want[no] = true
+				want[int32(no)] = true
 			}
 		}
 		fi.keep(result, func(ci int) bool { return want[fi.caseCompany[ci]] })
 	}
 	if len(f.Severities) > 0 {
-		want := map[int]bool{}
+		want := map[int8]bool{}
 		for _, s := range f.Severities {
 			found := false
 			for si, t := range fi.severities {
 				if t.Slug == s {
-					want[si], found = true, true
+					want[int8(si)], found = true, true
 				}
 			}
 			if !found {
@@ -265,7 +306,7 @@ func (fi *facetIndex) filter(f incidentlib.Filters, v *incidentlib.Vocabulary) (
 			return nil, incidentlib.InvalidParam("year_from", "year_from %d is after year_to %d", f.YearFrom, f.YearTo)
 		}
 		fi.keep(result, func(ci int) bool {
-			y := fi.caseYear[ci]
+			y := int(fi.caseYear[ci])
 			return (f.YearFrom == 0 || y >= f.YearFrom) && (f.YearTo == 0 || y <= f.YearTo)
 		})
 	}
@@ -297,32 +338,37 @@ func unknownTerm(v *incidentlib.Vocabulary, facet incidentlib.Facet, slug string
 }
 
 // counts tallies the facets, companies, years and severities of a result
-// set, given as case numbers.
+// set, given as case numbers, in one pass over it.
 func (fi *facetIndex) counts(set []int, res *incidentlib.SearchResult) {
-	res.Facets = map[incidentlib.Facet][]incidentlib.FacetCount{}
-	for _, f := range incidentlib.Facets {
-		n := make([]int, len(fi.terms[f]))
-		ct := fi.caseTerms[f]
-		for _, ci := range set {
-			for _, t := range ct[ci] {
-				n[t]++
+	var tally [dimGroup][]int32
+	var lists [dimGroup]*termLists
+	for d := range tally {
+		tally[d] = make([]int32, len(fi.dims[d].terms))
+		lists[d] = &fi.dims[d].lists
+	}
+	companies := make([]int32, len(fi.companies))
+	sev := make([]int32, len(fi.severities))
+	years := map[int16]int{}
+	for _, ci := range set {
+		for d := range tally {
+			l := lists[d]
+			for _, t := range l.vals[l.off[ci]:l.off[ci+1]] {
+				tally[d][t]++
 			}
 		}
-		res.Facets[f] = fi.facetCounts(f, n)
-	}
-	companies := make([]int, len(fi.companies))
-	years := map[int]int{}
-	sev := make([]int, len(fi.severities))
-	for _, ci := range set {
 		companies[fi.caseCompany[ci]]++
 		years[fi.caseYear[ci]]++
 		if s := fi.caseSeverity[ci]; s >= 0 {
 			sev[s]++
 		}
 	}
+	res.Facets = map[incidentlib.Facet][]incidentlib.FacetCount{}
+	for _, f := range incidentlib.Facets {
+		res.Facets[f] = fi.facetCounts(dimOf(f), tally[dimOf(f)])
+	}
 	for no, c := range companies {
 		if c > 0 {
-			res.Companies = append(res.Companies, incidentlib.ValueCount{Value: fi.companies[no], Count: c})
+			res.Companies = append(res.Companies, incidentlib.ValueCount{Value: fi.companies[no], Count: int(c)})
 		}
 	}
 	sort.SliceStable(res.Companies, func(a, b int) bool {
@@ -339,17 +385,18 @@ func (fi *facetIndex) counts(set []int, res *incidentlib.SearchResult) {
 	sort.Slice(res.Years, func(a, b int) bool { return res.Years[a].Value > res.Years[b].Value })
 	for si, c := range sev {
 		if c > 0 {
-			res.Severities = append(res.Severities, incidentlib.ValueCount{Value: fi.severities[si].Slug, Count: c})
+			res.Severities = append(res.Severities, incidentlib.ValueCount{Value: fi.severities[si].Slug, Count: int(c)})
 		}
 	}
 }
 
-// facetCounts turns per-term tallies into sorted counts, leaving out zeros.
-func (fi *facetIndex) facetCounts(f incidentlib.Facet, n []int) []incidentlib.FacetCount {
+// facetCounts turns per-term tallies into counts, most cases first, ties
+// by name, leaving out zeros.
+func (fi *facetIndex) facetCounts(d int, n []int32) []incidentlib.FacetCount {
 	var out []incidentlib.FacetCount
 	for t, c := range n {
 		if c > 0 {
-			out = append(out, incidentlib.FacetCount{Term: fi.terms[f][t], Count: c})
+			out = append(out, incidentlib.FacetCount{Term: fi.dims[d].terms[t], Count: int(c)})
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool {

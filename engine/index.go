@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,17 +100,24 @@ func newMapping() mapping.IndexMapping {
 }
 
 // corpusHash identifies a corpus's indexed content: the same hash means an
-// existing index can be reused.
+// existing index can be reused. It hashes the fields the index is built
+// from, each with its length, without building the documents themselves.
 func corpusHash(cases []*incidentlib.Case) string {
 	h := sha256.New()
-	h.Write([]byte(indexVersion))
 	var n [8]byte
+	put := func(s string) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		io.WriteString(h, s)
+	}
+	put(indexVersion)
 	for _, c := range cases {
-		d := docFor(c)
-		for _, s := range []string{c.ID, d.Title, d.Company, d.Summary, d.Body} {
-			binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-			h.Write(n[:])
-			h.Write([]byte(s))
+		put(c.ID)
+		put(c.Title)
+		put(c.Company)
+		put(c.Summary)
+		for _, f := range bodyTexts(c) {
+			put(f.text)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:24]

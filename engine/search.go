@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/binary"
-	"math/bits"
 	"sort"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -104,15 +103,15 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 			res.Fuzzy = len(set) > 0
 		}
 	}
-	e.sortSet(set, score, q.Sort)
 	res.Total = len(set)
 	e.facets.counts(set, res)
+	ordered := e.sortSet(set, score, q.Sort, q.Page*q.PerPage)
 
 	from := (q.Page - 1) * q.PerPage
 	if from < len(set) {
 		to := min(from+q.PerPage, len(set))
 		res.From, res.To = from+1, to
-		for _, ci := range set[from:to] {
+		for _, ci := range ordered[from:to] {
 			h := incidentlib.Hit{Case: e.cases[ci]}
 			if score != nil {
 				h.Score = score[ci]
@@ -192,57 +191,79 @@ func (e *Engine) run(ctx context.Context, q query.Query, allowed bitset) ([]int,
 	return set, score, nil
 }
 
-// sortSet orders case numbers in place. Every order ends with the case ID,
-// so results are deterministic.
-func (e *Engine) sortSet(set []int, score []float64, s incidentlib.Sort) {
+// sortSet returns the first n case numbers of set in order (all of them
+// when n is larger); set itself is left a permutation of what it held.
+// Every order ends with newest first, so results are deterministic. A page
+// near the front of a large result set does not pay for sorting all of it:
+// the best n are picked with a bounded heap.
+func (e *Engine) sortSet(set []int, score []float64, s incidentlib.Sort, n int) []int {
 	rank := e.facets.rankNewest()
+	var less func(a, b int) bool
 	switch s {
 	case incidentlib.SortRelevance:
 		if score == nil {
-			sort.Slice(set, func(a, b int) bool { return rank[set[a]] < rank[set[b]] })
-			return
+			less = func(a, b int) bool { return rank[a] < rank[b] }
+			break
 		}
-		sort.Slice(set, func(a, b int) bool {
-			sa, sb := score[set[a]], score[set[b]]
-			if sa != sb {
-				return sa > sb
+		less = func(a, b int) bool {
+			if score[a] != score[b] {
+				return score[a] > score[b]
 			}
-			return rank[set[a]] < rank[set[b]]
-		})
+			return rank[a] < rank[b]
+		}
 	case incidentlib.SortOldest:
-		sort.Slice(set, func(a, b int) bool { return rank[set[a]] > rank[set[b]] })
+		less = func(a, b int) bool { return rank[a] > rank[b] }
 	case incidentlib.SortLongest:
 		ttr := e.facets.ttr
-		sort.Slice(set, func(a, b int) bool {
-			ta, tb := ttr[set[a]], ttr[set[b]]
-			if ta != tb {
-				return ta > tb
+		less = func(a, b int) bool {
+			if ttr[a] != ttr[b] {
+				return ttr[a] > ttr[b]
 			}
-			return rank[set[a]] < rank[set[b]]
-		})
+			return rank[a] < rank[b]
+		}
 	default: // newest; normalize has rejected anything unknown
-		sort.Slice(set, func(a, b int) bool { return rank[set[a]] < rank[set[b]] })
+		less = func(a, b int) bool { return rank[a] < rank[b] }
 	}
+	if n <= 0 || n >= len(set)/4 {
+		sort.Slice(set, func(i, j int) bool { return less(set[i], set[j]) })
+		return set
+	}
+	return topN(set, n, less)
 }
 
-// rankNewest returns each case's position in newest-first order.
-func (fi *facetIndex) rankNewest() []int32 {
-	fi.rankOnce.Do(func() {
-		fi.rank = make([]int32, fi.n)
-		for pos, ci := range fi.newest {
-			fi.rank[ci] = int32(pos)
-		}
-	})
-	return fi.rank
-}
-
-// setBits calls fn for every member of b.
-func setBits(b bitset, fn func(int)) {
-	for w, word := range b {
-		for word != 0 {
-			bit := bits.TrailingZeros64(word)
-			word &^= 1 << uint(bit)
-			fn(w*64 + bit)
+// topN returns the n smallest elements of set (by less), in order, using a
+// bounded max-heap: O(len(set) · log n). set is not changed.
+func topN(set []int, n int, less func(a, b int) bool) []int {
+	h := make([]int, n, n)
+	copy(h, set[:n])
+	// heapify: the root is the worst of the kept n.
+	worse := func(i, j int) bool { return less(h[j], h[i]) }
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			m := l
+			if r := l + 1; r < len(h) && worse(r, l) {
+				m = r
+			}
+			if !worse(m, i) {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
 		}
 	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, x := range set[n:] {
+		if less(x, h[0]) {
+			h[0] = x
+			down(0)
+		}
+	}
+	sort.Slice(h, func(i, j int) bool { return less(h[i], h[j]) })
+	return h
 }

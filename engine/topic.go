@@ -75,8 +75,9 @@ func (e *Engine) computeStats() *incidentlib.Stats {
 	fi := e.facets
 	st := &incidentlib.Stats{Cases: fi.n, Terms: map[incidentlib.Facet][]incidentlib.FacetCount{}}
 	for _, f := range incidentlib.Facets {
-		for t, term := range fi.terms[f] {
-			st.Terms[f] = append(st.Terms[f], incidentlib.FacetCount{Term: term, Count: fi.postings[f][t].count()})
+		dim := &fi.dims[dimOf(f)]
+		for t, term := range dim.terms {
+			st.Terms[f] = append(st.Terms[f], incidentlib.FacetCount{Term: term, Count: dim.df[t]})
 		}
 		sort.SliceStable(st.Terms[f], func(a, b int) bool { return st.Terms[f][a].Count > st.Terms[f][b].Count })
 	}
