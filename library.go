@@ -104,7 +104,8 @@ type SearchResult struct {
 	Fuzzy bool
 	// Facets counts the whole result set by each facet, most cases first.
 	Facets map[Facet][]FacetCount
-	// Companies and Years count the result set by company and by year.
+	// Companies counts the result set by company (the hundred with the
+	// most cases), Years by year, newest first.
 	Companies  []ValueCount
 	Years      []ValueCount
 	Severities []ValueCount

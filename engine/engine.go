@@ -41,6 +41,7 @@ type Engine struct {
 
 	statsOnce sync.Once
 	stats     *incidentlib.Stats
+	matches   sync.Pool // *matchBuffers for run
 }
 
 var _ incidentlib.Library = (*Engine)(nil)

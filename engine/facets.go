@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -94,7 +95,8 @@ type facetIndex struct {
 	severities   []incidentlib.Term
 	caseSeverity []int8 // -1 when unknown
 	caseYear     []int16
-	minYear      int
+	minYear      int // of the cases whose year is known
+	maxYear      int
 
 	newest   []int // case numbers, newest first
 	ttr      []int64
@@ -170,8 +172,9 @@ func newFacetIndex(v *incidentlib.Vocabulary, cases []*incidentlib.Case) *facetI
 			}
 		}
 		fi.caseYear[ci] = int16(c.Year())
-		if y := c.Year(); y != 0 && y < fi.minYear {
-			fi.minYear = y
+		if y := c.Year(); y != 0 {
+			fi.minYear = min(fi.minYear, y)
+			fi.maxYear = max(fi.maxYear, y)
 		}
 		if d, ok := c.TimeToResolve(); ok {
 			fi.ttr[ci] = int64(d)
@@ -348,7 +351,7 @@ func (fi *facetIndex) counts(set []int, res *incidentlib.SearchResult) {
 	}
 	companies := make([]int32, len(fi.companies))
 	sev := make([]int32, len(fi.severities))
-	years := map[int16]int{}
+	years := make([]int32, fi.yearSpan())
 	for _, ci := range set {
 		for d := range tally {
 			l := lists[d]
@@ -357,7 +360,9 @@ func (fi *facetIndex) counts(set []int, res *incidentlib.SearchResult) {
 			}
 		}
 		companies[fi.caseCompany[ci]]++
-		years[fi.caseYear[ci]]++
+		if y := int(fi.caseYear[ci]); y != 0 {
+			years[y-fi.minYear]++
+		}
 		if s := fi.caseSeverity[ci]; s >= 0 {
 			sev[s]++
 		}
@@ -366,28 +371,65 @@ func (fi *facetIndex) counts(set []int, res *incidentlib.SearchResult) {
 	for _, f := range incidentlib.Facets {
 		res.Facets[f] = fi.facetCounts(dimOf(f), tally[dimOf(f)])
 	}
-	for no, c := range companies {
-		if c > 0 {
-			res.Companies = append(res.Companies, incidentlib.ValueCount{Value: fi.companies[no], Count: int(c)})
+	res.Companies = topCompanies(fi.companies, companies, maxCompanyCounts)
+	for i := len(years) - 1; i >= 0; i-- {
+		if years[i] > 0 {
+			res.Years = append(res.Years, incidentlib.ValueCount{Value: fmt.Sprint(fi.minYear + i), Count: int(years[i])})
 		}
 	}
-	sort.SliceStable(res.Companies, func(a, b int) bool {
-		if res.Companies[a].Count != res.Companies[b].Count {
-			return res.Companies[a].Count > res.Companies[b].Count
-		}
-		return res.Companies[a].Value < res.Companies[b].Value
-	})
-	for y, c := range years {
-		if y != 0 {
-			res.Years = append(res.Years, incidentlib.ValueCount{Value: fmt.Sprint(y), Count: c})
-		}
-	}
-	sort.Slice(res.Years, func(a, b int) bool { return res.Years[a].Value > res.Years[b].Value })
 	for si, c := range sev {
 		if c > 0 {
 			res.Severities = append(res.Severities, incidentlib.ValueCount{Value: fi.severities[si].Slug, Count: int(c)})
 		}
 	}
+}
+
+// maxCompanyCounts bounds the company counts of a result: a large corpus
+// has thousands of companies, and nobody reads past the first hundred.
+const maxCompanyCounts = 100
+
+// topCompanies returns the companies with the most cases, most first, ties
+// by name.
+func topCompanies(names []string, counts []int32, limit int) []incidentlib.ValueCount {
+	var idx []int
+	for no, c := range counts {
+		if c > 0 {
+			idx = append(idx, no)
+		}
+	}
+	less := func(a, b int) bool {
+		if counts[a] != counts[b] {
+			return counts[a] > counts[b]
+		}
+		return names[a] < names[b]
+	}
+	if len(idx) > limit {
+		idx = topN(idx, limit, less)
+	} else {
+		slices.SortFunc(idx, func(a, b int) int {
+			if less(a, b) {
+				return -1
+			}
+			if less(b, a) {
+				return 1
+			}
+			return 0
+		})
+	}
+	out := make([]incidentlib.ValueCount, len(idx))
+	for i, no := range idx {
+		out[i] = incidentlib.ValueCount{Value: names[no], Count: int(counts[no])}
+	}
+	return out
+}
+
+// yearSpan is the number of years from the oldest case's to 9999's bound
+// of the newest: the size of a per-year tally.
+func (fi *facetIndex) yearSpan() int {
+	if fi.maxYear < fi.minYear {
+		return 0
+	}
+	return fi.maxYear - fi.minYear + 1
 }
 
 // facetCounts turns per-term tallies into counts, most cases first, ties

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,11 +103,11 @@ func newMapping() mapping.IndexMapping {
 // from, each with its length, without building the documents themselves.
 func corpusHash(cases []*incidentlib.Case) string {
 	h := sha256.New()
-	var n [8]byte
+	var buf []byte // reused: writing a string to a hash would copy it anew each time
 	put := func(s string) {
-		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		io.WriteString(h, s)
+		buf = binary.BigEndian.AppendUint64(buf[:0], uint64(len(s)))
+		buf = append(buf, s...)
+		h.Write(buf)
 	}
 	put(indexVersion)
 	for _, c := range cases {

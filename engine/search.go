@@ -95,6 +95,7 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 			return nil, err
 		}
 		if len(set) == 0 {
+			e.releaseMatches(set, score)
 			fq, _ := buildQuery(a, text, true)
 			set, score, err = e.run(ctx, fq, allowed)
 			if err != nil {
@@ -102,6 +103,7 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 			}
 			res.Fuzzy = len(set) > 0
 		}
+		defer e.releaseMatches(set, score)
 	}
 	res.Total = len(set)
 	e.facets.counts(set, res)
@@ -164,8 +166,8 @@ func (e *Engine) run(ctx context.Context, q query.Query, allowed bitset) ([]int,
 	}
 	defer s.Close()
 	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0), IndexReader: r}
-	var set []int
-	score := make([]float64, len(e.cases))
+	buf := e.matchBuffers()
+	set, score := buf.set[:0], buf.score
 	for n := 0; ; n++ {
 		if n&1023 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -189,6 +191,33 @@ func (e *Engine) run(ctx context.Context, q query.Query, allowed bitset) ([]int,
 		sctx.DocumentMatchPool.Put(dm)
 	}
 	return set, score, nil
+}
+
+// matchBuffers hands out a result-set list and a score array (all zero)
+// sized for the corpus. A broad query on a large corpus matches tens of
+// thousands of cases; allocating their arrays anew each time makes every
+// search pay for garbage collection of a heap that holds the whole corpus.
+func (e *Engine) matchBuffers() *matchBuffers {
+	if b, ok := e.matches.Get().(*matchBuffers); ok {
+		return b
+	}
+	return &matchBuffers{set: make([]int, 0, 1024), score: make([]float64, len(e.cases))}
+}
+
+// releaseMatches zeroes the scores it set and returns the buffers.
+func (e *Engine) releaseMatches(set []int, score []float64) {
+	if score == nil {
+		return
+	}
+	for _, ci := range set {
+		score[ci] = 0
+	}
+	e.matches.Put(&matchBuffers{set: set[:0], score: score})
+}
+
+type matchBuffers struct {
+	set   []int
+	score []float64
 }
 
 // sortSet returns the first n case numbers of set in order (all of them

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/bits"
@@ -26,6 +27,7 @@ const (
 	commonShare         = 0.05 // terms held by more cases than this weigh less
 	commonDampingPower  = 0.5
 	rareShareDivisor    = 20   // terms held by at most n/20 cases count as rare for pruning
+	maxPruneChecks      = 2    // a check that failed twice rarely succeeds later
 	textTieBreakWeight  = 0.01 // text similarity only orders near-equal scores
 	defaultSimilarCount = 10
 	maxSimilarCount     = 50
@@ -35,15 +37,21 @@ const (
 type similarityIndex struct {
 	fi      *facetIndex
 	weights [numDims][]float32
-	words   [][]uint32 // sorted hashes of each case's title and trigger words
-	buffers sync.Pool  // *similarBuffers, reused across calls
+	// words holds, per case, the sorted hashes of the distinctive words of
+	// its title and trigger: those in at most commonShare of the cases
+	// (words everyone uses say nothing about likeness). byWord indexes them.
+	words   [][]uint32
+	byWord  map[uint32][]int32
+	buffers sync.Pool // *similarBuffers, reused across calls
 }
 
 // similarBuffers are one call's working memory: scores by case number (all
 // zero between uses) and the candidate list.
 type similarBuffers struct {
-	score []float32
-	cands []scored
+	score  []float32
+	cands  []scored
+	pos    []int32 // by case number: 1 + position in the candidate list, or 0
+	shared []uint8 // by case number: words shared with self
 }
 
 func newSimilarityIndex(v *incidentlib.Vocabulary, cases []*incidentlib.Case, fi *facetIndex) *similarityIndex {
@@ -65,8 +73,24 @@ func newSimilarityIndex(v *incidentlib.Vocabulary, cases []*incidentlib.Case, fi
 		si.weights[d] = w
 	}
 	si.words = make([][]uint32, len(cases))
+	df := map[uint32]int32{}
 	for i, c := range cases {
 		si.words[i] = wordHashes(c.Title, c.Trigger)
+		for _, w := range si.words[i] {
+			df[w]++
+		}
+	}
+	maxDF := int32(max(2, int(commonShare*n)))
+	si.byWord = map[uint32][]int32{}
+	for i, ws := range si.words {
+		kept := ws[:0]
+		for _, w := range ws {
+			if df[w] <= maxDF {
+				kept = append(kept, w)
+				si.byWord[w] = append(si.byWord[w], int32(i))
+			}
+		}
+		si.words[i] = slices.Clip(kept)
 	}
 	si.buffers.New = func() any { return &similarBuffers{score: make([]float32, fi.n)} }
 	return si
@@ -103,6 +127,52 @@ func wordHashes(texts ...string) []uint32 {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// addTextSimilarity adds the text tie-break to each candidate's score. A
+// few candidates are compared word list against word list; many (a case
+// with few tags ties with thousands) are counted through the word index,
+// touching only the candidates that share a word with self.
+func (si *similarityIndex) addTextSimilarity(self int, cands []scored, buf *similarBuffers) {
+	mine := si.words[self]
+	if len(mine) == 0 {
+		return
+	}
+	if len(cands) <= 256 {
+		for i := range cands {
+			cands[i].score += textTieBreakWeight * jaccard(mine, si.words[cands[i].ci])
+		}
+		return
+	}
+	if buf.pos == nil {
+		buf.pos = make([]int32, si.fi.n)
+		buf.shared = make([]uint8, si.fi.n)
+	}
+	for i, c := range cands {
+		buf.pos[c.ci] = int32(i + 1)
+	}
+	var touched []int
+	for _, w := range mine {
+		for _, j := range si.byWord[w] {
+			if buf.pos[j] != 0 {
+				if buf.shared[j] == 0 {
+					touched = append(touched, int(j))
+				}
+				if buf.shared[j] < 255 {
+					buf.shared[j]++
+				}
+			}
+		}
+	}
+	for _, j := range touched {
+		common := float64(buf.shared[j])
+		union := float64(len(mine)+len(si.words[j])) - common
+		cands[buf.pos[j]-1].score += textTieBreakWeight * common / union
+		buf.shared[j] = 0
+	}
+	for _, c := range cands {
+		buf.pos[c.ci] = 0
+	}
 }
 
 // jaccard is |a∩b| / |a∪b| for sorted sets.
@@ -169,88 +239,133 @@ func (si *similarityIndex) related(e *Engine, self, k int) []incidentlib.Related
 			terms = append(terms, term{d, int(t), si.weights[d][t], fi.dims[d].df[t]})
 		}
 	}
-	slices.SortFunc(terms, func(a, b term) int { return a.df - b.df })
+	// Walk first what buys the most score for the least walking.
+	slices.SortFunc(terms, func(a, b term) int {
+		return cmp.Compare(float64(b.w)/float64(b.df+1), float64(a.w)/float64(a.df+1))
+	})
 	rareLimit := max(fi.n/rareShareDivisor, 64)
-	split := len(terms)
-	var common float32
-	for i := len(terms) - 1; i >= 0 && terms[i].df > rareLimit; i-- {
-		split = i
-		common += terms[i].w
-	}
 
 	buf := si.buffers.Get().(*similarBuffers)
 	defer si.buffers.Put(buf)
-	score, cands := buf.score, buf.cands[:0]
-	accumulate := func(ts []term) {
-		for _, t := range ts {
-			p, w := fi.dims[t.d].postings[t.t], t.w
-			for wi, word := range p {
-				for word != 0 {
-					bit := bits.TrailingZeros64(word)
-					word &= word - 1
-					j := wi<<6 | bit
-					if score[j] == 0 {
-						cands = append(cands, scored{ci: j})
-					}
-					score[j] += w
+	acc, cands := buf.score, buf.cands[:0]
+	// walk adds a term's weight to every case that carries it.
+	walk := func(t term) {
+		p, w := fi.dims[t.d].postings[t.t], t.w
+		for wi, word := range p {
+			for word != 0 {
+				bit := bits.TrailingZeros64(word)
+				word &= word - 1
+				j := wi<<6 | bit
+				if j == self {
+					continue
 				}
+				if acc[j] == 0 {
+					cands = append(cands, scored{ci: j})
+				}
+				acc[j] += w
 			}
 		}
 	}
-	collect := func(extra []term) {
+	// exact sets each candidate's full score: what was walked, plus the
+	// terms not walked that it carries.
+	exact := func(rest []term) {
 		for i := range cands {
 			j := cands[i].ci
-			s := score[j]
-			for _, t := range extra {
+			s := acc[j]
+			for _, t := range rest {
 				if fi.dims[t.d].postings[t.t].has(j) {
 					s += t.w
 				}
 			}
 			cands[i].score = float64(s)
-			score[j] = 0
 		}
-		cands = slices.DeleteFunc(cands, func(c scored) bool { return c.ci == self })
 	}
-	accumulate(terms[:split])
-	collect(terms[split:])
-	pruned := split < len(terms)
-	if pruned && (len(cands) < k || selectKth(cands, k-1) <= float64(common)+textTieBreakWeight+1e-4) {
-		// The rare terms do not settle the top k: score everyone.
-		cands = cands[:0]
-		accumulate(terms)
-		collect(nil)
+	walked := 0
+	for walked < len(terms) && terms[walked].df <= rareLimit {
+		walk(terms[walked])
+		walked++
+	}
+	restCost := 0 // members of the posting lists not yet walked
+	for _, t := range terms[walked:] {
+		restCost += t.df
+	}
+	// Walk the common terms, rarest first, until the k-th best candidate
+	// beats anything a case outside the candidates could still score.
+	checks := 0
+	for walked < len(terms) {
+		rest := terms[walked:]
+		if checks == maxPruneChecks || len(cands)*(len(rest)+4) > restCost {
+			// Checking would cost more than walking what is left.
+			for _, t := range rest {
+				walk(t)
+			}
+			walked = len(terms)
+			break
+		}
+		if len(cands) >= k {
+			var bound float32
+			for _, t := range rest {
+				bound += t.w
+			}
+			exact(rest)
+			checks++
+			if selectKth(cands, k-1) > float64(bound)+textTieBreakWeight+1e-4 {
+				break
+			}
+		}
+		walk(terms[walked])
+		restCost -= terms[walked].df
+		walked++
+	}
+	if walked == len(terms) {
+		exact(nil)
+	}
+	for _, c := range cands {
+		acc[c.ci] = 0
 	}
 	buf.cands = cands
 	if len(cands) == 0 {
 		return nil
 	}
 
-	// Keep the k best, and every case tied with the k-th, then let text
-	// similarity order the ties.
+	// Keep the k best, and every case close enough to the k-th that text
+	// similarity could lift it past, then let text similarity decide.
 	top := cands
 	if len(top) > k {
 		kth := selectKth(top, k-1)
 		top = nil
 		for _, c := range cands {
-			if c.score >= kth-1e-4 {
+			if c.score >= kth-textTieBreakWeight-1e-4 {
 				top = append(top, c)
 			}
 		}
 	} else {
 		top = slices.Clone(top)
 	}
-	mine := si.words[self]
-	for i := range top {
-		top[i].score += textTieBreakWeight * jaccard(mine, si.words[top[i].ci])
-	}
-	sort.Slice(top, func(a, b int) bool {
-		if top[a].score != top[b].score {
-			return top[a].score > top[b].score
+	si.addTextSimilarity(self, top, buf)
+	// Case numbers follow IDs, so the number breaks the last ties by ID.
+	better := func(a, b scored) bool {
+		if a.score != b.score {
+			return a.score > b.score
 		}
-		return e.cases[top[a].ci].ID < e.cases[top[b].ci].ID
-	})
-	if len(top) > k {
-		top = top[:k]
+		return a.ci < b.ci
+	}
+	if len(top) > 4*k {
+		idx := make([]int, len(top))
+		for i := range idx {
+			idx[i] = i
+		}
+		picked := topN(idx, k, func(a, b int) bool { return better(top[a], top[b]) })
+		best := make([]scored, k)
+		for i, p := range picked {
+			best[i] = top[p]
+		}
+		top = best
+	} else {
+		sort.Slice(top, func(a, b int) bool { return better(top[a], top[b]) })
+		if len(top) > k {
+			top = top[:k]
+		}
 	}
 	out := make([]incidentlib.Related, len(top))
 	for i, c := range top {

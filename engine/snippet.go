@@ -77,7 +77,14 @@ func (e *Engine) snippetsFiltered(c *incidentlib.Case, terms []string, fuzzy, pr
 	}
 	var cands []candidate
 	fields := append([]fieldText{{"title", c.Title}, {"summary", c.Summary}}, bodyTexts(c)...)
+	// Fields are tried in the order snippets prefer them. Once two fields
+	// other than the title hold every query term, no later field can rank
+	// above them, so the rest are not analyzed.
+	complete := 0
 	for _, f := range fields {
+		if complete == maxSnippets {
+			break
+		}
 		if f.text == "" || !mayMatch(f.text) {
 			continue
 		}
@@ -91,6 +98,9 @@ func (e *Engine) snippetsFiltered(c *incidentlib.Case, terms []string, fuzzy, pr
 		}
 		if len(spans) > 0 {
 			cands = append(cands, candidate{f.field, f.text, spans, len(seen)})
+			if !fuzzy && f.field != "title" && len(seen) == len(want) {
+				complete++
+			}
 		}
 	}
 	// Prefer fields that hold more of the distinct query terms; the title
