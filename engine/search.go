@@ -263,7 +263,7 @@ func (e *Engine) sortSet(set []int, score []float64, s incidentlib.Sort, n int) 
 // topN returns the n smallest elements of set (by less), in order, using a
 // bounded max-heap: O(len(set) · log n). set is not changed.
 func topN(set []int, n int, less func(a, b int) bool) []int {
-	h := make([]int, n, n)
+	h := make([]int, n)
 	copy(h, set[:n])
 	// heapify: the root is the worst of the kept n.
 	worse := func(i, j int) bool { return less(h[j], h[i]) }
