@@ -176,7 +176,7 @@ func (s *Server) logged(next http.Handler) http.Handler {
 		d := time.Since(start)
 		s.metrics.observe(routeGroup(r.URL.Path), rec.status, d)
 		level := slog.LevelDebug
-		if rec.status >= 500 {
+		if rec.status >= 500 && r.URL.Path != "/readyz" { // "not ready yet" is no fault
 			level = slog.LevelWarn
 		}
 		s.log.Log(r.Context(), level, "request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "bytes", rec.bytes, "took", d.Round(time.Microsecond))
