@@ -13,40 +13,20 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"incidentlib"
-	"incidentlib/corpus"
 	"incidentlib/engine"
+	"incidentlib/engine/enginetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// The shipped corpus, indexed once for the whole test binary.
-var (
-	libOnce sync.Once
-	lib     *engine.Engine
-	libErr  error
-)
-
-func shippedLibrary(t testing.TB) *engine.Engine {
-	t.Helper()
-	libOnce.Do(func() {
-		c, _, err := corpus.Load(corpus.Options{})
-		if err != nil {
-			libErr = err
-			return
-		}
-		lib, libErr = engine.Open(context.Background(), c.Vocabulary, c.Cases, engine.Options{})
-	})
-	if libErr != nil {
-		t.Fatalf("opening the shipped corpus: %v", libErr)
-	}
-	return lib
-}
+// shippedLibrary is the shipped corpus, indexed once for the whole test
+// binary.
+func shippedLibrary(t testing.TB) *engine.Engine { return enginetest.Shipped(t) }
 
 type testAPI struct {
 	t testing.TB

@@ -7,41 +7,19 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"incidentlib"
-	"incidentlib/corpus"
-	"incidentlib/engine"
+	"incidentlib/engine/enginetest"
 )
 
 const testBaseURL = "https://incidents.example.org"
 
-var (
-	libOnce sync.Once
-	libVal  incidentlib.Library
-	libErr  error
-)
-
-// testLibrary opens the shipped corpus in an in-memory engine, once per
-// test binary.
-func testLibrary(t testing.TB) incidentlib.Library {
-	t.Helper()
-	libOnce.Do(func() {
-		c, _, err := corpus.Load(corpus.Options{})
-		if err != nil {
-			libErr = err
-			return
-		}
-		libVal, libErr = engine.Open(context.Background(), c.Vocabulary, c.Cases, engine.Options{})
-	})
-	if libErr != nil {
-		t.Fatalf("opening the shipped corpus: %v", libErr)
-	}
-	return libVal
-}
+// testLibrary is the shipped corpus in an in-memory engine, opened once
+// per test binary.
+func testLibrary(t testing.TB) incidentlib.Library { return enginetest.Shipped(t) }
 
 // connect returns a client session talking to a fresh server over the
 // in-memory transport.

@@ -17,8 +17,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"incidentlib"
-	"incidentlib/corpus"
 	"incidentlib/engine"
+	"incidentlib/engine/enginetest"
 )
 
 // The browser tests drive a real headless Chromium against the real
@@ -78,23 +78,13 @@ func browserContext(t *testing.T) context.Context {
 
 func shippedServer(t *testing.T) (*httptest.Server, *engine.Engine) {
 	t.Helper()
-	c, problems, err := corpus.Load(corpus.Options{})
-	if err != nil {
-		t.Fatalf("corpus.Load: %v", err)
-	}
-	if c == nil {
-		t.Fatalf("the shipped corpus does not load: %v", problems)
-	}
-	e, err := engine.Open(context.Background(), c.Vocabulary, c.Cases, engine.Options{})
-	if err != nil {
-		t.Fatalf("engine.Open: %v", err)
-	}
+	e := enginetest.Shipped(t)
 	h, err := New(e, Config{})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	srv := httptest.NewServer(h)
-	t.Cleanup(func() { srv.Close(); e.Close() })
+	t.Cleanup(srv.Close)
 	return srv, e
 }
 
