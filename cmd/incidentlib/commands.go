@@ -10,9 +10,11 @@ import (
 // moreCommands maps the subcommands that need the engine or a protocol.
 func (m *Main) moreCommands() map[string]func(context.Context, []string) int {
 	return map[string]func(context.Context, []string) int{
-		"serve": m.runServe,
-		"mcp":   m.runMCP,
-		"stats": m.runStats,
+		"serve":   m.runServe,
+		"mcp":     m.runMCP,
+		"stats":   m.runStats,
+		"migrate": m.runMigrate,
+		"import":  m.runImport,
 		"bench": func(ctx context.Context, args []string) int {
 			return benchmark.Main(ctx, args, m.Stdout, m.Stderr)
 		},

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"incidentlib"
 	"incidentlib/engine"
 	"incidentlib/httpapi"
 	"incidentlib/mcpserver"
@@ -29,6 +30,7 @@ type serveConfig struct {
 	logLevel       string
 	rateLimit      float64
 	rateBurst      int
+	store          string
 }
 
 // listFlag is a repeatable flag that also takes comma-separated values.
@@ -56,6 +58,7 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	fs.Float64Var(&cfg.rateLimit, "rate-limit", 20, "JSON API and MCP requests per second allowed per client IP")
 	fs.IntVar(&cfg.rateBurst, "rate-burst", 60, "requests a client may make at once above --rate-limit")
 	cfg.corpus.register(fs)
+	storeFlag(fs, &cfg.store)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -88,12 +91,12 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		m.OnListen(l.Addr().String())
 	}
 
-	eng, code := m.openEngine(ctx, "serve", cfg.corpus, cfg.dataDir, log)
+	eng, closeLib, code := m.openLibrary(ctx, "serve", cfg.store, cfg.corpus, cfg.dataDir, log)
 	if eng == nil {
 		l.Close()
 		return code
 	}
-	defer eng.Close()
+	defer closeLib()
 	webHandler, err := web.New(eng, web.Config{BaseURL: cfg.baseURL, Logger: log})
 	if err != nil {
 		log.Error("web pages", "err", err)
@@ -115,6 +118,27 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		return exitProblems
 	}
 	return exitOK
+}
+
+// openLibrary opens the library from the store when one is named, from the
+// case files otherwise.
+func (m *Main) openLibrary(ctx context.Context, cmd, store string, cf corpusFlags, dataDir string, log *slog.Logger) (incidentlib.Library, func(), int) {
+	if store != "" {
+		if len(cf.dirs) > 0 || cf.noBuiltin {
+			fmt.Fprintf(m.Stderr, "incidentlib %s: --cases and --no-builtin do not go with --store: import the cases into the store instead\n", cmd)
+			return nil, nil, exitUsage
+		}
+		r, closeFn, code := m.openReplica(ctx, cmd, store, log)
+		if r == nil {
+			return nil, nil, code
+		}
+		return r, closeFn, exitOK
+	}
+	eng, code := m.openEngine(ctx, cmd, cf, dataDir, log)
+	if eng == nil {
+		return nil, nil, code
+	}
+	return eng, func() { eng.Close() }, exitOK
 }
 
 // openEngine loads the corpus and opens the engine over it, printing why
@@ -172,8 +196,9 @@ func (m *Main) logger(level string) (*slog.Logger, error) {
 func (m *Main) runMCP(ctx context.Context, args []string) int {
 	fs := newFlagSet("mcp", m.Stderr)
 	var cf corpusFlags
-	var dataDir, baseURL, logLevel string
+	var dataDir, baseURL, logLevel, store string
 	cf.register(fs)
+	storeFlag(fs, &store)
 	fs.StringVar(&dataDir, "data", "", "directory for the search index (default: the user cache directory; \"-\" keeps it in memory)")
 	fs.StringVar(&baseURL, "base-url", "http://127.0.0.1:8080", "URL of the web pages, for the case links in answers")
 	fs.StringVar(&logLevel, "log-level", "warn", "debug, info, warn or error (logs go to standard error)")
@@ -185,11 +210,11 @@ func (m *Main) runMCP(ctx context.Context, args []string) int {
 		fmt.Fprintf(m.Stderr, "incidentlib mcp: %v\n", err)
 		return exitUsage
 	}
-	eng, code := m.openEngine(ctx, "mcp", cf, dataDir, log)
+	eng, closeLib, code := m.openLibrary(ctx, "mcp", store, cf, dataDir, log)
 	if eng == nil {
 		return code
 	}
-	defer eng.Close()
+	defer closeLib()
 	err = mcpserver.ServeStdio(ctx, eng, mcpserver.Config{BaseURL: strings.TrimRight(baseURL, "/"), Version: version(), Logger: log}, m.Stdin, m.Stdout)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("mcp", "err", err)

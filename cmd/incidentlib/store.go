@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"strings"
+	"testing/fstest"
+	"time"
+
+	"incidentlib"
+	"incidentlib/cases"
+	"incidentlib/corpus"
+	"incidentlib/engine"
+	"incidentlib/pgstore"
+	"incidentlib/replica"
+	"incidentlib/vocabulary"
+)
+
+// storeEnv names the environment variable that gives --store its default.
+const storeEnv = "INCIDENTLIB_DATABASE_URL"
+
+// storeFlag registers --store, defaulting to $INCIDENTLIB_DATABASE_URL.
+func storeFlag(fsFlags interface {
+	StringVar(p *string, name, value, usage string)
+}, p *string) {
+	fsFlags.StringVar(p, "store", os.Getenv(storeEnv), "PostgreSQL URL of a shared library (default $"+storeEnv+"); without it the library is the case files")
+}
+
+// openStore connects to the store and brings its schema up to date.
+func (m *Main) openStore(ctx context.Context, cmd, url string, log *slog.Logger) (*pgstore.Store, int) {
+	st, err := pgstore.Open(ctx, url)
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "incidentlib %s: --store: %v\n", cmd, err)
+		return nil, exitUsage
+	}
+	applied, err := st.Migrate(ctx)
+	if err != nil {
+		st.Close()
+		fmt.Fprintf(m.Stderr, "incidentlib %s: migrating the store: %v\n", cmd, err)
+		return nil, exitProblems
+	}
+	if len(applied) > 0 {
+		log.Info("store migrated", "versions", applied)
+	}
+	return st, exitOK
+}
+
+func (m *Main) runMigrate(ctx context.Context, args []string) int {
+	fs := newFlagSet("migrate", m.Stderr)
+	var url string
+	storeFlag(fs, &url)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if url == "" || fs.NArg() > 0 {
+		fmt.Fprintln(m.Stderr, "usage: incidentlib migrate --store postgres://…  (or set "+storeEnv+")")
+		return exitUsage
+	}
+	log, _ := m.logger("warn")
+	st, code := m.openStore(ctx, "migrate", url, log)
+	if st == nil {
+		return code
+	}
+	st.Close()
+	fmt.Fprintln(m.Stderr, "ok: the store's schema is current")
+	return exitOK
+}
+
+func (m *Main) runImport(ctx context.Context, args []string) int {
+	fs := newFlagSet("import", m.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(m.Stderr, "usage: incidentlib import [--no-builtin] [--store URL] [DIR]...\n\nValidates the shipped cases (unless --no-builtin) and the cases in each DIR,\nthen writes them and the vocabulary to the store in one transaction: new\ncases are added, changed ones get a new version, unchanged ones are left\nalone. Any problem writes nothing.")
+		fs.PrintDefaults()
+	}
+	var url, actor string
+	var noBuiltin bool
+	storeFlag(fs, &url)
+	fs.BoolVar(&noBuiltin, "no-builtin", false, "leave the shipped cases out")
+	fs.StringVar(&actor, "as", "import", "who the versions and the audit log name as the writer")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if url == "" {
+		fmt.Fprintln(m.Stderr, "incidentlib import: no store: give --store postgres://… or set "+storeEnv)
+		return exitUsage
+	}
+	dirs, files, err := readCaseDirs(fs.Args(), noBuiltin)
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "incidentlib import: %v\n", err)
+		return exitUsage
+	}
+	v, problems := corpus.LoadVocabulary(vocabulary.FileName, vocabulary.YAML)
+	if v == nil {
+		for _, p := range problems {
+			fmt.Fprintln(m.Stdout, p)
+		}
+		return exitProblems
+	}
+	loaded, problems := corpus.LoadCases(v, dirs, m.Now())
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(m.Stdout, p)
+		}
+		fmt.Fprintf(m.Stderr, "%d problems; nothing was imported\n", len(problems))
+		return exitProblems
+	}
+	if len(loaded) == 0 {
+		fmt.Fprintln(m.Stderr, "incidentlib import: no case files to import")
+		return exitUsage
+	}
+	stored := make([]incidentlib.StoredCase, len(loaded))
+	for i, c := range loaded {
+		stored[i] = incidentlib.StoredCase{ID: c.ID, Name: path.Base(c.Origin), Content: files[c.Origin]}
+	}
+	log, _ := m.logger("warn")
+	st, code := m.openStore(ctx, "import", url, log)
+	if st == nil {
+		return code
+	}
+	defer st.Close()
+	res, err := st.Import(ctx, vocabulary.YAML, stored, actor)
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "incidentlib import: nothing was imported: %v\n", err)
+		return exitProblems
+	}
+	fmt.Fprintf(m.Stderr, "ok: %d added, %d updated, %d unchanged; vocabulary %s\n", res.Added, res.Updated, res.Unchanged,
+		map[bool]string{true: "updated", false: "unchanged"}[res.VocabularyChanged])
+	return exitOK
+}
+
+// readCaseDirs lists the case directories as corpus.Dirs and reads every
+// case file in them, keyed the way corpus names a case's origin.
+func readCaseDirs(paths []string, noBuiltin bool) ([]corpus.Dir, map[string][]byte, error) {
+	var dirs []corpus.Dir
+	if !noBuiltin {
+		dirs = append(dirs, corpus.Dir{FS: cases.FS, Name: corpus.BuiltinName})
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("case directory %s: %w", p, err)
+		}
+		if !st.IsDir() {
+			return nil, nil, fmt.Errorf("case directory %s: not a directory", p)
+		}
+		dirs = append(dirs, corpus.Dir{FS: os.DirFS(p), Name: p})
+	}
+	files := map[string][]byte{}
+	for _, d := range dirs {
+		err := fs.WalkDir(d.FS, ".", func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+				return nil // corpus.LoadCases reports unreadable entries
+			}
+			if info, err := e.Info(); err == nil && info.Size() > corpus.MaxCaseFileSize {
+				return nil // and files over the size limit
+			}
+			data, err := fs.ReadFile(d.FS, p)
+			if err == nil {
+				files[path.Join(d.Name, p)] = data
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return dirs, files, nil
+}
+
+// buildFromStore makes an in-memory engine from the store's files. A file
+// that does not validate (the store should hold none) is logged and left
+// out rather than taking the replica down.
+func buildFromStore(log *slog.Logger) replica.Builder {
+	return func(ctx context.Context, vocab []byte, files []incidentlib.StoredCase) (replica.Library, error) {
+		if vocab == nil {
+			return nil, replica.ErrNoLibrary
+		}
+		v, problems := corpus.LoadVocabulary("store:vocabulary.yaml", vocab)
+		if v == nil {
+			return nil, fmt.Errorf("the store's vocabulary does not load: %v", problems)
+		}
+		mfs := fstest.MapFS{}
+		for _, f := range files {
+			mfs[f.ID+".yaml"] = &fstest.MapFile{Data: f.Content}
+		}
+		loaded, problems := corpus.LoadCases(v, []corpus.Dir{{FS: mfs, Name: "store"}}, time.Now())
+		for _, p := range problems {
+			log.Warn("a case in the store does not validate and is left out", "problem", p.String())
+		}
+		return engine.Open(ctx, v, loaded, engine.Options{})
+	}
+}
+
+// openReplica serves the library from the store: built from its snapshot,
+// then kept current by a goroutine that follows the change feed until ctx
+// ends.
+func (m *Main) openReplica(ctx context.Context, cmd, url string, log *slog.Logger) (*replica.Replica, func(), int) {
+	st, code := m.openStore(ctx, cmd, url, log)
+	if st == nil {
+		return nil, nil, code
+	}
+	start := time.Now()
+	r, err := replica.Open(ctx, st, buildFromStore(log), log)
+	if err != nil {
+		st.Close()
+		if errors.Is(err, replica.ErrNoLibrary) {
+			fmt.Fprintf(m.Stderr, "incidentlib %s: %v\n", cmd, err)
+			return nil, nil, exitUsage
+		}
+		fmt.Fprintf(m.Stderr, "incidentlib %s: loading the library from the store: %v\n", cmd, err)
+		return nil, nil, exitProblems
+	}
+	log.Info("library loaded from the store", "cases", r.Status().Cases, "seq", r.Status().Seq, "took", time.Since(start).Round(time.Millisecond))
+	fctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { r.Follow(fctx); close(done) }()
+	return r, func() { cancel(); <-done; r.Close(); st.Close() }, exitOK
+}
