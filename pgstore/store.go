@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -31,7 +32,11 @@ const writeLock = 0x696e6377 // "incw"
 type Store struct {
 	pool *pgxpool.Pool
 
-	listen *pgxpool.Conn // held by Wait; nil until the first call
+	// closing ends a Wait in progress when the store closes.
+	closing     context.Context
+	closeNotify context.CancelFunc
+	listenMu    sync.Mutex    // held by Wait while it uses listen
+	listen      *pgxpool.Conn // LISTENing connection; nil until the first Wait
 
 	// beforeRow, set by tests, runs before each case an import writes.
 	beforeRow func(i int)
@@ -54,15 +59,19 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, unavailable(err)
 	}
-	return &Store{pool: pool}, nil
+	closing, cancel := context.WithCancel(context.Background())
+	return &Store{pool: pool, closing: closing, closeNotify: cancel}, nil
 }
 
-// Close releases every connection.
+// Close ends a Wait in progress and releases every connection.
 func (s *Store) Close() {
+	s.closeNotify()
+	s.listenMu.Lock()
 	if s.listen != nil {
 		s.listen.Release()
 		s.listen = nil
 	}
+	s.listenMu.Unlock()
 	s.pool.Close()
 }
 
@@ -157,6 +166,11 @@ func scanCase(row pgx.CollectableRow) (incidentlib.StoredCase, error) {
 // while it was reconnecting is not lost: the follower asks Since anyway).
 func (s *Store) Wait(ctx context.Context) error {
 	const maxWait = 5 * time.Second
+	s.listenMu.Lock()
+	defer s.listenMu.Unlock()
+	if s.closing.Err() != nil {
+		return errors.New("the store is closed")
+	}
 	if s.listen == nil {
 		conn, err := s.pool.Acquire(ctx)
 		if err != nil {
@@ -171,12 +185,16 @@ func (s *Store) Wait(ctx context.Context) error {
 	}
 	wctx, cancel := context.WithTimeout(ctx, maxWait)
 	defer cancel()
+	stop := context.AfterFunc(s.closing, cancel)
+	defer stop()
 	_, err := s.listen.Conn().WaitForNotification(wctx)
 	switch {
 	case err == nil, errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 		return nil
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case s.closing.Err() != nil:
+		return errors.New("the store is closed")
 	}
 	// The connection broke: drop it and listen again next time.
 	s.listen.Conn().Close(context.Background()) //nolint:errcheck // already broken
