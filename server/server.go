@@ -32,6 +32,10 @@ type Handlers struct {
 type Config struct {
 	Addr   string
 	Logger *slog.Logger
+	// Degraded, when set, says why the server answers from stale data
+	// ("" when it does not). /readyz still answers 200, so a replica that
+	// lost its store stays in rotation for reads, and says why.
+	Degraded func() string
 }
 
 // Server is the HTTP front of the library.
@@ -62,6 +66,12 @@ func New(cfg Config) *Server {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintln(w, "starting: the library is being loaded")
 			return
+		}
+		if s.cfg.Degraded != nil {
+			if why := s.cfg.Degraded(); why != "" {
+				fmt.Fprintln(w, "ready, degraded:", why)
+				return
+			}
 		}
 		fmt.Fprintln(w, "ready")
 	})

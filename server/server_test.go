@@ -78,3 +78,19 @@ func TestPanicIsHiddenFromTheClient(t *testing.T) {
 		t.Errorf("panic: %d %q, want a plain 500 without internals", code, body)
 	}
 }
+
+// A replica that lost its store keeps serving reads: /readyz stays 200 and
+// says why it is degraded.
+func TestReadyWhileDegraded(t *testing.T) {
+	why := "the store does not answer"
+	s := New(Config{Degraded: func() string { return why }})
+	s.SetReady(Handlers{Web: http.NotFoundHandler()})
+	h := s.Handler()
+	if code, body, _ := get(t, h, "/readyz"); code != 200 || !strings.Contains(body, "degraded: the store does not answer") {
+		t.Errorf("/readyz while degraded: %d %q, want 200 naming the reason", code, body)
+	}
+	why = ""
+	if code, body, _ := get(t, h, "/readyz"); code != 200 || strings.Contains(body, "degraded") {
+		t.Errorf("/readyz after recovery: %d %q, want plain ready", code, body)
+	}
+}

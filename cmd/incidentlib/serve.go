@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"incidentlib"
 	"incidentlib/engine"
 	"incidentlib/httpapi"
 	"incidentlib/mcpserver"
+	"incidentlib/replica"
 	"incidentlib/server"
 	"incidentlib/web"
 )
@@ -83,7 +85,15 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	}
 	// Listen first, load second: /healthz answers at once and /readyz says
 	// "starting" while a large corpus is indexed.
-	srv := server.New(server.Config{Addr: cfg.addr, Logger: log})
+	// The library is opened after the server listens; a replica over a
+	// store tells /readyz when it serves stale data.
+	var degraded atomic.Pointer[func() string]
+	srv := server.New(server.Config{Addr: cfg.addr, Logger: log, Degraded: func() string {
+		if f := degraded.Load(); f != nil {
+			return (*f)()
+		}
+		return ""
+	}})
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, l) }()
 	log.Info("listening", "addr", l.Addr().String(), "url", cfg.baseURL)
@@ -97,6 +107,10 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		return code
 	}
 	defer closeLib()
+	if r, ok := eng.(*replica.Replica); ok {
+		f := func() string { return r.Status().Problem }
+		degraded.Store(&f)
+	}
 	webHandler, err := web.New(eng, web.Config{BaseURL: cfg.baseURL, Logger: log})
 	if err != nil {
 		log.Error("web pages", "err", err)

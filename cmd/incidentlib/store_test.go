@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,3 +163,55 @@ func TestReplicasFollowTheStore(t *testing.T) {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// serve --store serves the whole product from the store.
+func TestServeFromStore(t *testing.T) {
+	url := pgstoretest.Database(t)
+	if code, _, errOut := run(t, "import", "--store", url); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan string, 1)
+	var errOut bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &errOut, Now: time.Now, OnListen: func(a string) { addrc <- a }}
+	done := make(chan int, 1)
+	go func() {
+		done <- m.Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--store", url, "--log-level", "warn"})
+	}()
+	defer func() { cancel(); <-done }()
+	var base string
+	select {
+	case a := <-addrc:
+		base = "http://" + a
+	case code := <-done:
+		t.Fatalf("serve exited %d: %s", code, errOut.String())
+	}
+	get := func(path string) (int, string) {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for code, _ := get("/readyz"); code != 200; code, _ = get("/readyz") {
+		if time.Now().After(deadline) {
+			t.Fatalf("never ready: %s", errOut.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for path, want := range map[string]string{
+		"/cases/IL-0561":                "DigitalOcean",
+		"/api/v1/cases/IL-0561/similar": "same root cause",
+		"/readyz":                       "ready",
+	} {
+		if code, body := get(path); code != 200 || !strings.Contains(body, want) {
+			t.Errorf("GET %s: %d, body lacks %q", path, code, want)
+		}
+	}
+	if code, _, errOut := run(t, "serve", "--store", url, "--cases", "x"); code != 2 || !strings.Contains(errOut, "do not go with --store") {
+		t.Errorf("serve --store --cases: exit %d, %s", code, errOut)
+	}
+}
