@@ -10,6 +10,8 @@ type StoredCase struct {
 	Content []byte
 	Hash    string // hex SHA-256 of Content
 	Seq     int64  // the change that last wrote it
+	// Team is the team a private case belongs to; "" for a public case.
+	Team string
 }
 
 // CaseFeed is a shared store of case files that replicas follow: each keeps

@@ -11,6 +11,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +40,9 @@ type Store struct {
 	closeNotify context.CancelFunc
 	listenMu    sync.Mutex    // held by Wait while it uses listen
 	listen      *pgxpool.Conn // LISTENing connection; nil until the first Wait
+
+	publicRange   IDRange
+	privateRanges map[string]IDRange
 
 	// beforeRow, set by tests, runs before each case an import writes.
 	beforeRow func(i int)
@@ -115,7 +121,7 @@ func (s *Store) Snapshot(ctx context.Context) (vocab []byte, cases []incidentlib
 			(SELECT COALESCE(max(seq), 0) FROM vocabulary))`).Scan(&seq); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT id, file_name, content, content_hash, seq FROM cases ORDER BY id`)
+		rows, err := tx.Query(ctx, `SELECT id, file_name, content, content_hash, seq, team FROM cases ORDER BY id`)
 		if err != nil {
 			return err
 		}
@@ -133,9 +139,9 @@ func (s *Store) Snapshot(ctx context.Context) (vocab []byte, cases []incidentlib
 // snapshot.
 func (s *Store) Since(ctx context.Context, after int64) ([]incidentlib.StoredCase, int64, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT id, file_name, content, content_hash, seq FROM cases WHERE seq > $1
+		SELECT id, file_name, content, content_hash, seq, team FROM cases WHERE seq > $1
 		UNION ALL
-		SELECT 'vocabulary', 'vocabulary.yaml', content, content_hash, seq FROM vocabulary WHERE seq > $1
+		SELECT 'vocabulary', 'vocabulary.yaml', content, content_hash, seq, '' FROM vocabulary WHERE seq > $1
 		ORDER BY seq`, after)
 	if err != nil {
 		return nil, after, classify(err)
@@ -156,7 +162,7 @@ const VocabularyID = "vocabulary"
 
 func scanCase(row pgx.CollectableRow) (incidentlib.StoredCase, error) {
 	var c incidentlib.StoredCase
-	err := row.Scan(&c.ID, &c.Name, &c.Content, &c.Hash, &c.Seq)
+	err := row.Scan(&c.ID, &c.Name, &c.Content, &c.Hash, &c.Seq, &c.Team)
 	return c, err
 }
 
@@ -203,19 +209,29 @@ func (s *Store) Wait(ctx context.Context) error {
 	return unavailable(err)
 }
 
-// classify marks connection failures as ErrUnavailable and leaves query
-// errors as they are.
+// classify marks connection failures as ErrUnavailable and leaves the
+// rest (the domain's own errors, query errors) as they are.
 func classify(err error) error {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrUnavailable) {
+		return err
+	}
+	var domain *incidentlib.Error
+	if errors.As(err, &domain) || errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		// 57P: the server is shutting down; 08: connection exceptions.
-		if len(pgErr.Code) >= 2 && (pgErr.Code[:2] == "08" || pgErr.Code[:3] == "57P") {
+		// Class 08: connection exceptions; 57P: the server is shutting down.
+		if strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P") {
 			return unavailable(err)
 		}
 		return err
 	}
-	return unavailable(err)
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	if errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
+		return unavailable(err)
+	}
+	return err
 }

@@ -1,0 +1,298 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+
+	"incidentlib"
+)
+
+// IDRange is the span of case numbers that publication draws from.
+type IDRange struct{ From, To int }
+
+// DefaultPublicRange and DefaultPrivateRange are where published cases get
+// their IDs unless configured: above the shipped corpus's numbers, so a
+// team's cases never collide with a later shipped case.
+var (
+	DefaultPublicRange  = IDRange{From: 5000, To: 8999}
+	DefaultPrivateRange = IDRange{From: 9000, To: 9999}
+)
+
+// SetIDRanges configures publication: the range for public cases, and per
+// team the range for its private cases (a team without one uses
+// DefaultPrivateRange). Call it before serving.
+func (s *Store) SetIDRanges(public IDRange, private map[string]IDRange) {
+	s.publicRange, s.privateRanges = public, private
+}
+
+func (s *Store) rangeFor(d *incidentlib.Draft) IDRange {
+	if !d.Private {
+		if s.publicRange.To == 0 {
+			return DefaultPublicRange
+		}
+		return s.publicRange
+	}
+	if r, ok := s.privateRanges[d.Team]; ok {
+		return r
+	}
+	return DefaultPrivateRange
+}
+
+func forbidden(format string, args ...any) error {
+	return &incidentlib.Error{Code: incidentlib.EFORBIDDEN, Message: fmt.Sprintf(format, args...)}
+}
+
+func conflict(format string, args ...any) error {
+	return &incidentlib.Error{Code: incidentlib.ECONFLICT, Message: fmt.Sprintf(format, args...)}
+}
+
+const draftColumns = `id, case_id, private, team, content, state, author, reviewer, review_note, created_at, updated_at`
+
+func scanDraft(row pgx.CollectableRow) (*incidentlib.Draft, error) {
+	var d incidentlib.Draft
+	err := row.Scan(&d.ID, &d.CaseID, &d.Private, &d.Team, &d.Content, &d.State, &d.Author, &d.Reviewer, &d.ReviewNote, &d.Created, &d.Updated)
+	return &d, err
+}
+
+// CreateDraft implements incidentlib.Workflow.
+func (s *Store) CreateDraft(ctx context.Context, a *incidentlib.Account, caseID string, private bool, content []byte) (*incidentlib.Draft, error) {
+	if !a.Role.Allows(incidentlib.RoleSubmitter) {
+		return nil, forbidden("writing drafts needs the submitter role; %s is a %s", a.Name, a.Role)
+	}
+	if caseID != "" {
+		var team string
+		err := s.pool.QueryRow(ctx, `SELECT team FROM cases WHERE id = $1`, caseID).Scan(&team)
+		if errors.Is(err, pgx.ErrNoRows) || (err == nil && team != "" && team != a.Team) {
+			return nil, &incidentlib.Error{Code: incidentlib.ENOTFOUND, Param: "case_id", Message: fmt.Sprintf("no case %s in the library", caseID)}
+		}
+		if err != nil {
+			return nil, writeError(err)
+		}
+		private = team != ""
+	}
+	if private && a.Team == "" {
+		return nil, forbidden("a private case belongs to a team, and %s has none", a.Name)
+	}
+	rows, err := s.pool.Query(ctx, `INSERT INTO drafts (case_id, private, team, content, state, author)
+		VALUES ($1, $2, $3, $4, 'draft', $5) RETURNING `+draftColumns, caseID, private, a.Team, content, a.Name)
+	if err != nil {
+		return nil, writeError(err)
+	}
+	d, err := pgx.CollectExactlyOneRow(rows, scanDraft)
+	if err != nil {
+		return nil, writeError(err)
+	}
+	s.audit(ctx, a.Name, "draft.create", draftName(d), "")
+	return d, nil
+}
+
+func draftName(d *incidentlib.Draft) string { return "draft " + strconv.FormatInt(d.ID, 10) }
+
+// FindDraft implements incidentlib.Workflow: a draft is seen by its team.
+func (s *Store) FindDraft(ctx context.Context, a *incidentlib.Account, id int64) (*incidentlib.Draft, error) {
+	return s.findDraft(ctx, s.pool, a, id, false)
+}
+
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+func (s *Store) findDraft(ctx context.Context, q querier, a *incidentlib.Account, id int64, lock bool) (*incidentlib.Draft, error) {
+	sql := `SELECT ` + draftColumns + ` FROM drafts WHERE id = $1`
+	if lock {
+		sql += ` FOR UPDATE`
+	}
+	rows, err := q.Query(ctx, sql, id)
+	if err != nil {
+		return nil, writeError(err)
+	}
+	d, err := pgx.CollectExactlyOneRow(rows, scanDraft)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && d.Team != a.Team) {
+		return nil, &incidentlib.Error{Code: incidentlib.ENOTFOUND, Param: "id", Message: fmt.Sprintf("no draft %d that %s may see", id, a.Name)}
+	}
+	if err != nil {
+		return nil, writeError(err)
+	}
+	return d, nil
+}
+
+// ListDrafts implements incidentlib.Workflow.
+func (s *Store) ListDrafts(ctx context.Context, a *incidentlib.Account, state string) ([]*incidentlib.Draft, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+draftColumns+` FROM drafts WHERE team = $1 AND ($2 = '' OR state = $2)
+		ORDER BY updated_at DESC, id DESC LIMIT 200`, a.Team, state)
+	if err != nil {
+		return nil, writeError(err)
+	}
+	ds, err := pgx.CollectRows(rows, scanDraft)
+	return ds, writeError(err)
+}
+
+// UpdateDraft implements incidentlib.Workflow.
+func (s *Store) UpdateDraft(ctx context.Context, a *incidentlib.Account, id int64, content []byte) (*incidentlib.Draft, error) {
+	return s.changeDraft(ctx, a, id, "draft.update", func(tx pgx.Tx, d *incidentlib.Draft) error {
+		if d.Author != a.Name {
+			return forbidden("only the author, %s, edits draft %d", d.Author, d.ID)
+		}
+		if d.State != incidentlib.DraftOpen && d.State != incidentlib.DraftReturned {
+			return conflict("draft %d is %s and can no longer be edited", d.ID, d.State)
+		}
+		d.Content = content
+		_, err := tx.Exec(ctx, `UPDATE drafts SET content = $2, updated_at = now() WHERE id = $1`, d.ID, content)
+		return err
+	})
+}
+
+// SubmitDraft implements incidentlib.Workflow.
+func (s *Store) SubmitDraft(ctx context.Context, a *incidentlib.Account, id int64) (*incidentlib.Draft, error) {
+	return s.changeDraft(ctx, a, id, "draft.submit", func(tx pgx.Tx, d *incidentlib.Draft) error {
+		if d.Author != a.Name {
+			return forbidden("only the author, %s, submits draft %d", d.Author, d.ID)
+		}
+		if d.State != incidentlib.DraftOpen && d.State != incidentlib.DraftReturned {
+			return conflict("draft %d is %s, not open", d.ID, d.State)
+		}
+		d.State = incidentlib.DraftSubmitted
+		_, err := tx.Exec(ctx, `UPDATE drafts SET state = 'submitted', updated_at = now() WHERE id = $1`, d.ID)
+		return err
+	})
+}
+
+// ReviewDraft implements incidentlib.Workflow.
+func (s *Store) ReviewDraft(ctx context.Context, a *incidentlib.Account, id int64, approve bool, note string) (*incidentlib.Draft, error) {
+	action := "draft.return"
+	if approve {
+		action = "draft.publish"
+	}
+	return s.changeDraft(ctx, a, id, action, func(tx pgx.Tx, d *incidentlib.Draft) error {
+		if !a.Role.Allows(incidentlib.RoleReviewer) {
+			return forbidden("reviewing needs the reviewer role; %s is a %s", a.Name, a.Role)
+		}
+		if d.Author == a.Name && a.Role != incidentlib.RoleAdmin {
+			return forbidden("a draft is reviewed by someone other than its author")
+		}
+		if d.State != incidentlib.DraftSubmitted {
+			return conflict("draft %d is %s, not submitted for review", d.ID, d.State)
+		}
+		d.Reviewer, d.ReviewNote = a.Name, note
+		if !approve {
+			d.State = incidentlib.DraftReturned
+			_, err := tx.Exec(ctx, `UPDATE drafts SET state = 'returned', reviewer = $2, review_note = $3, updated_at = now() WHERE id = $1`, d.ID, a.Name, note)
+			return err
+		}
+		return s.publish(ctx, tx, a, d)
+	})
+}
+
+// publish writes a draft as a case, a new version of it, in the caller's
+// transaction (which holds the write lock).
+func (s *Store) publish(ctx context.Context, tx pgx.Tx, a *incidentlib.Account, d *incidentlib.Draft) error {
+	if d.CaseID == "" {
+		r := s.rangeFor(d)
+		var last string
+		err := tx.QueryRow(ctx, `SELECT id FROM cases WHERE id BETWEEN $1 AND $2 ORDER BY id DESC LIMIT 1`,
+			caseID(r.From), caseID(r.To)).Scan(&last)
+		next := r.From
+		if err == nil {
+			n, _ := strconv.Atoi(last[3:])
+			next = n + 1
+		} else if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if next > r.To {
+			return conflict("no free case ID left in %s–%s: widen the range", caseID(r.From), caseID(r.To))
+		}
+		d.CaseID = caseID(next)
+	}
+	d.Content = SetID(d.Content, d.CaseID)
+	team := ""
+	if d.Private {
+		team = d.Team
+	}
+	hash := Hash(d.Content)
+	var version int
+	err := tx.QueryRow(ctx, `
+		INSERT INTO cases (id, file_name, content, content_hash, version, updated_by, team)
+		VALUES ($1, $2, $3, $4, 1, $5, $6)
+		ON CONFLICT (id) DO UPDATE SET content = EXCLUDED.content, content_hash = EXCLUDED.content_hash,
+			version = cases.version + 1, seq = nextval('change_seq'), updated_at = now(), updated_by = EXCLUDED.updated_by
+		RETURNING version`, d.CaseID, d.CaseID+".yaml", d.Content, hash, d.Author, team).Scan(&version)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO case_versions (case_id, version, content, content_hash, created_by) VALUES ($1, $2, $3, $4, $5)`,
+		d.CaseID, version, d.Content, hash, d.Author+" (reviewed by "+a.Name+")"); err != nil {
+		return err
+	}
+	d.State = incidentlib.DraftPublished
+	_, err = tx.Exec(ctx, `UPDATE drafts SET state = 'published', case_id = $2, content = $3, reviewer = $4, review_note = $5, updated_at = now() WHERE id = $1`,
+		d.ID, d.CaseID, d.Content, a.Name, d.ReviewNote)
+	return err
+}
+
+func caseID(n int) string { return fmt.Sprintf("IL-%04d", n) }
+
+var idLine = regexp.MustCompile(`(?m)^id:.*$`)
+
+// SetID gives a case file the ID: its id line replaced, or one added first.
+func SetID(content []byte, id string) []byte {
+	line := []byte("id: " + id)
+	if loc := idLine.FindIndex(content); loc != nil {
+		out := append([]byte{}, content[:loc[0]]...)
+		out = append(out, line...)
+		return append(out, content[loc[1]:]...)
+	}
+	return append(append(line, '\n'), content...)
+}
+
+// changeDraft runs one change to a draft in a transaction that holds the
+// write lock and the draft's row, then records it in the audit log.
+func (s *Store) changeDraft(ctx context.Context, a *incidentlib.Account, id int64, action string, change func(pgx.Tx, *incidentlib.Draft) error) (*incidentlib.Draft, error) {
+	var d *incidentlib.Draft
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, writeLock); err != nil {
+			return err
+		}
+		var err error
+		if d, err = s.findDraft(ctx, tx, a, id, true); err != nil {
+			return err
+		}
+		if err := change(tx, d); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO audit_log (actor, action, object, detail) VALUES ($1, $2, $3, $4)`,
+			a.Name, action, draftName(d), d.CaseID)
+		return err
+	})
+	if err != nil {
+		return nil, writeError(err)
+	}
+	return d, nil
+}
+
+// CaseHistory implements incidentlib.Workflow.
+func (s *Store) CaseHistory(ctx context.Context, a *incidentlib.Account, id string) ([]incidentlib.CaseVersion, error) {
+	var team string
+	err := s.pool.QueryRow(ctx, `SELECT team FROM cases WHERE id = $1`, id).Scan(&team)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && team != "" && (a == nil || team != a.Team)) {
+		return nil, &incidentlib.Error{Code: incidentlib.ENOTFOUND, Param: "id", Message: fmt.Sprintf("no case %s in the library", id)}
+	}
+	if err != nil {
+		return nil, writeError(err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT version, content, created_by, created_at FROM case_versions WHERE case_id = $1 ORDER BY version`, id)
+	if err != nil {
+		return nil, writeError(err)
+	}
+	vs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (incidentlib.CaseVersion, error) {
+		var v incidentlib.CaseVersion
+		return v, row.Scan(&v.Version, &v.Content, &v.By, &v.At)
+	})
+	return vs, writeError(err)
+}
+
+var _ incidentlib.Workflow = (*Store)(nil)

@@ -1,0 +1,180 @@
+package pgstore
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"incidentlib"
+	"incidentlib/pgstore/pgstoretest"
+)
+
+func account(t *testing.T, s *Store, name, team string, role incidentlib.Role) *incidentlib.Account {
+	t.Helper()
+	a, err := s.AddAccount(context.Background(), name, team, role)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func wantCode(t *testing.T, what string, err error, code string) {
+	t.Helper()
+	if got := incidentlib.ErrorCode(err); got != code {
+		t.Errorf("%s: error %v (code %q), want code %q", what, err, got, code)
+	}
+}
+
+func TestTokens(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	account(t, s, "ana", "payments", incidentlib.RoleSubmitter)
+	tok, exp, err := s.CreateToken(ctx, "ana", "api", "laptop", time.Hour)
+	if err != nil || !strings.HasPrefix(tok, tokenPrefix) || time.Until(exp) > time.Hour {
+		t.Fatalf("CreateToken = %q, %v, %v", tok, exp, err)
+	}
+	a, err := s.Authenticate(ctx, tok)
+	if err != nil || a.Name != "ana" || a.Team != "payments" || a.Role != incidentlib.RoleSubmitter {
+		t.Fatalf("Authenticate = %+v, %v", a, err)
+	}
+	var stored int
+	s.pool.QueryRow(ctx, `SELECT count(*) FROM tokens WHERE hash = $1`, tok).Scan(&stored)
+	if stored != 0 {
+		t.Error("the token itself is stored; only its hash may be")
+	}
+	if ok, err := s.RevokeToken(ctx, tok); !ok || err != nil {
+		t.Fatalf("RevokeToken = %v, %v", ok, err)
+	}
+	_, err = s.Authenticate(ctx, tok)
+	wantCode(t, "a revoked token", err, incidentlib.EUNAUTHORIZED)
+	expired, _, _ := s.CreateToken(ctx, "ana", "api", "", time.Millisecond)
+	time.Sleep(1100 * time.Millisecond) // expiry is kept to the second
+	_, err = s.Authenticate(ctx, expired)
+	wantCode(t, "an expired token", err, incidentlib.EUNAUTHORIZED)
+	_, err = s.Authenticate(ctx, "ilt_nonsense")
+	wantCode(t, "a made-up token", err, incidentlib.EUNAUTHORIZED)
+	_, _, err = s.CreateToken(ctx, "nobody", "api", "", 0)
+	wantCode(t, "a token for no account", err, incidentlib.ENOTFOUND)
+	_, err = s.AddAccount(ctx, "ana", "", incidentlib.RoleReader)
+	wantCode(t, "a second account named ana", err, incidentlib.ECONFLICT)
+	_, err = s.AddAccount(ctx, "Bad Name", "", incidentlib.RoleReader)
+	wantCode(t, "a bad account name", err, incidentlib.EINVALID)
+	_, err = s.AddAccount(ctx, "bob", "", "owner")
+	wantCode(t, "an unknown role", err, incidentlib.EINVALID)
+}
+
+const draftBody = "title: t\ncompany: c\n"
+
+func TestDraftLifecycle(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	author := account(t, s, "ana", "payments", incidentlib.RoleSubmitter)
+	reviewer := account(t, s, "rui", "payments", incidentlib.RoleReviewer)
+	outsider := account(t, s, "oz", "search", incidentlib.RoleReviewer)
+	reader := account(t, s, "rita", "payments", incidentlib.RoleReader)
+
+	_, err := s.CreateDraft(ctx, reader, "", false, []byte(draftBody))
+	wantCode(t, "a reader writing a draft", err, incidentlib.EFORBIDDEN)
+
+	d, err := s.CreateDraft(ctx, author, "", true, []byte(draftBody))
+	if err != nil || d.State != incidentlib.DraftOpen || !d.Private || d.Team != "payments" {
+		t.Fatalf("CreateDraft = %+v, %v", d, err)
+	}
+	_, err = s.FindDraft(ctx, outsider, d.ID)
+	wantCode(t, "another team reading the draft", err, incidentlib.ENOTFOUND)
+	_, err = s.UpdateDraft(ctx, reviewer, d.ID, []byte("x"))
+	wantCode(t, "someone else editing the draft", err, incidentlib.EFORBIDDEN)
+	_, err = s.ReviewDraft(ctx, reviewer, d.ID, true, "")
+	wantCode(t, "approving a draft not submitted", err, incidentlib.ECONFLICT)
+	if _, err := s.SubmitDraft(ctx, author, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.ReviewDraft(ctx, author, d.ID, true, "")
+	wantCode(t, "a submitter approving", err, incidentlib.EFORBIDDEN)
+	_, err = s.ReviewDraft(ctx, outsider, d.ID, true, "")
+	wantCode(t, "a reviewer of another team approving", err, incidentlib.ENOTFOUND)
+	ret, err := s.ReviewDraft(ctx, reviewer, d.ID, false, "add the timeline")
+	if err != nil || ret.State != incidentlib.DraftReturned || ret.ReviewNote != "add the timeline" {
+		t.Fatalf("return = %+v, %v", ret, err)
+	}
+	if _, err := s.UpdateDraft(ctx, author, d.ID, []byte("id: IL-0000\n"+draftBody+"summary: s\n")); err != nil {
+		t.Fatal(err)
+	}
+	s.SubmitDraft(ctx, author, d.ID)
+	pub, err := s.ReviewDraft(ctx, reviewer, d.ID, true, "thanks")
+	if err != nil || pub.State != incidentlib.DraftPublished || pub.CaseID != "IL-9000" || !strings.HasPrefix(string(pub.Content), "id: IL-9000\n") {
+		t.Fatalf("publish = %+v (%q), %v", pub, pub.Content, err)
+	}
+	_, cases, _, _ := s.Snapshot(ctx)
+	if len(cases) != 1 || cases[0].ID != "IL-9000" || cases[0].Team != "payments" {
+		t.Fatalf("store holds %+v, want IL-9000 private to payments", cases)
+	}
+
+	// An edit of the published case becomes its second version.
+	edit, err := s.CreateDraft(ctx, author, "IL-9000", false, []byte("id: IL-9000\n"+draftBody+"summary: better\n"))
+	if err != nil || !edit.Private {
+		t.Fatalf("edit draft = %+v, %v", edit, err)
+	}
+	s.SubmitDraft(ctx, author, edit.ID)
+	if _, err := s.ReviewDraft(ctx, reviewer, edit.ID, true, ""); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := s.CaseHistory(ctx, author, "IL-9000")
+	if err != nil || len(vs) != 2 || !strings.Contains(string(vs[1].Content), "better") {
+		t.Fatalf("history = %+v, %v", vs, err)
+	}
+	_, err = s.CaseHistory(ctx, outsider, "IL-9000")
+	wantCode(t, "another team reading a private case's history", err, incidentlib.ENOTFOUND)
+	_, err = s.CreateDraft(ctx, outsider, "IL-9000", false, []byte(draftBody))
+	wantCode(t, "another team editing a private case", err, incidentlib.ENOTFOUND)
+
+	// Public drafts draw from the public range.
+	p, _ := s.CreateDraft(ctx, author, "", false, []byte(draftBody))
+	s.SubmitDraft(ctx, author, p.ID)
+	p, err = s.ReviewDraft(ctx, reviewer, p.ID, true, "")
+	if err != nil || p.CaseID != "IL-5000" {
+		t.Fatalf("public publish = %+v, %v; want IL-5000", p, err)
+	}
+	list, err := s.ListDrafts(ctx, reviewer, incidentlib.DraftPublished)
+	if err != nil || len(list) != 3 {
+		t.Errorf("ListDrafts(published) = %d drafts, %v; want 3", len(list), err)
+	}
+	var actions int
+	s.pool.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE object LIKE 'draft %'`).Scan(&actions)
+	if actions < 10 {
+		t.Errorf("audit log has %d draft actions, want every change recorded", actions)
+	}
+}
+
+func TestWritesFailFastWhenTheDatabaseIsDown(t *testing.T) {
+	url := pgstoretest.Database(t)
+	proxy, via := pgstoretest.NewProxy(t, url)
+	ctx := context.Background()
+	s, err := Open(ctx, via)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.Migrate(ctx)
+	a := account(t, s, "ana", "", incidentlib.RoleSubmitter)
+	proxy.Cut()
+	start := time.Now()
+	_, err = s.CreateDraft(ctx, a, "", false, []byte(draftBody))
+	wantCode(t, "a write with the database down", err, incidentlib.EUNAVAILABLE)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the failed write took %v; it should fail fast", d)
+	}
+}
+
+func TestSetID(t *testing.T) {
+	for in, want := range map[string]string{
+		"id: IL-0000\ntitle: x\n": "id: IL-5001\ntitle: x\n",
+		"title: x\n":              "id: IL-5001\ntitle: x\n",
+		"title: x\nid: old\n":     "title: x\nid: IL-5001\n",
+	} {
+		if got := string(SetID([]byte(in), "IL-5001")); got != want {
+			t.Errorf("SetID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
