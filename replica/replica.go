@@ -41,16 +41,28 @@ type Status struct {
 
 // Replica is an incidentlib.Library kept current from a CaseFeed.
 type Replica struct {
+	// Library is the public library, following the rebuilds.
+	incidentlib.Library
+
 	feed  incidentlib.CaseFeed
 	build Builder
 	log   *slog.Logger
 
-	lib    atomic.Pointer[Library]
+	libs   atomic.Pointer[libraries]
 	status atomic.Pointer[Status]
 
 	mu    sync.Mutex // guards vocab and cases, touched by Open and Follow
 	vocab []byte
 	cases map[string]incidentlib.StoredCase
+}
+
+// libraries are what a replica serves: the public library, and for each
+// team with private cases a library of the public cases and its own. A
+// private case is in no other library, so no search, count, similar case,
+// feed or export of another team or of the public can reach it.
+type libraries struct {
+	public Library
+	teams  map[string]Library
 }
 
 // retireAfter is how long a replaced library stays open for the requests
@@ -64,6 +76,7 @@ func Open(ctx context.Context, feed incidentlib.CaseFeed, build Builder, log *sl
 		log = slog.New(slog.DiscardHandler)
 	}
 	r := &Replica{feed: feed, build: build, log: log}
+	r.Library = teamView{r: r}
 	if err := r.reload(ctx); err != nil {
 		return nil, err
 	}
@@ -83,27 +96,66 @@ func (r *Replica) reload(ctx context.Context) error {
 		r.cases[c.ID] = c
 	}
 	r.mu.Unlock()
-	return r.rebuild(ctx, seq)
+	return r.rebuild(ctx, seq, true, nil)
 }
 
-func (r *Replica) rebuild(ctx context.Context, seq int64) error {
+// rebuild builds the libraries that changes touched: teams names the
+// teams whose private cases changed, and all means every library (a public
+// case changed, or it is the first build).
+func (r *Replica) rebuild(ctx context.Context, seq int64, all bool, teams map[string]bool) error {
 	r.mu.Lock()
-	files := make([]incidentlib.StoredCase, 0, len(r.cases))
-	for _, c := range r.cases {
-		files = append(files, c)
-	}
 	vocab := r.vocab
+	var public []incidentlib.StoredCase
+	private := map[string][]incidentlib.StoredCase{}
+	for _, c := range r.cases {
+		if c.Team == "" {
+			public = append(public, c)
+		} else {
+			private[c.Team] = append(private[c.Team], c)
+		}
+	}
 	r.mu.Unlock()
 	start := time.Now()
-	lib, err := r.build(ctx, vocab, files)
-	if err != nil {
-		return err
+	old := r.libs.Load()
+	next := &libraries{teams: map[string]Library{}}
+	var retire []Library
+	if all || old == nil {
+		lib, err := r.build(ctx, vocab, public)
+		if err != nil {
+			return err
+		}
+		next.public = lib
+		if old != nil {
+			retire = append(retire, old.public)
+		}
+	} else {
+		next.public = old.public
 	}
-	old := r.lib.Swap(&lib)
-	r.status.Store(&Status{Seq: seq, Cases: len(files), Built: time.Now()})
-	r.log.Info("library built from the store", "seq", seq, "cases", len(files), "took", time.Since(start).Round(time.Millisecond))
-	if old != nil {
-		time.AfterFunc(retireAfter, func() { (*old).Close() })
+	for team, own := range private {
+		if !all && old != nil && !teams[team] {
+			if lib, ok := old.teams[team]; ok {
+				next.teams[team] = lib
+				continue
+			}
+		}
+		lib, err := r.build(ctx, vocab, append(append([]incidentlib.StoredCase{}, public...), own...))
+		if err != nil {
+			return err
+		}
+		next.teams[team] = lib
+		if old != nil && old.teams[team] != nil {
+			retire = append(retire, old.teams[team])
+		}
+	}
+	r.libs.Store(next)
+	r.status.Store(&Status{Seq: seq, Cases: len(public), Built: time.Now()})
+	r.log.Info("library built from the store", "seq", seq, "public_cases", len(public), "teams", len(private), "took", time.Since(start).Round(time.Millisecond))
+	if len(retire) > 0 {
+		time.AfterFunc(retireAfter, func() {
+			for _, l := range retire {
+				l.Close()
+			}
+		})
 	}
 	return nil
 }
@@ -162,12 +214,21 @@ func (r *Replica) catchUp(ctx context.Context) error {
 			return r.reload(ctx)
 		}
 	}
+	all, teams := false, map[string]bool{}
 	r.mu.Lock()
 	for _, c := range changed {
+		if prev, ok := r.cases[c.ID]; ok && prev.Team != c.Team {
+			all = true // a case moved between public and private
+		}
+		if c.Team == "" {
+			all = true
+		} else {
+			teams[c.Team] = true
+		}
 		r.cases[c.ID] = c
 	}
 	r.mu.Unlock()
-	return r.rebuild(ctx, next)
+	return r.rebuild(ctx, next, all, teams)
 }
 
 // vocabularyID is the ID a feed gives a change of the vocabulary.
@@ -176,50 +237,68 @@ const vocabularyID = "vocabulary"
 // Status reports the replica's freshness.
 func (r *Replica) Status() *Status { return r.status.Load() }
 
-// Close closes the library being served.
+// Close closes the libraries being served.
 func (r *Replica) Close() error {
-	if l := r.lib.Load(); l != nil {
-		return (*l).Close()
+	l := r.libs.Load()
+	if l == nil {
+		return nil
 	}
-	return nil
+	err := l.public.Close()
+	for _, t := range l.teams {
+		t.Close()
+	}
+	return err
 }
 
-func (r *Replica) current() incidentlib.Library { return *r.lib.Load() }
+// ForTeam returns the library a team's signed-in users read: the public
+// cases and the team's own private ones.
+func (r *Replica) ForTeam(team string) incidentlib.Library {
+	if team == "" {
+		return r
+	}
+	return teamView{r: r, team: team}
+}
+
+// Teams returns the teams that have private cases.
+func (r *Replica) Teams() []string {
+	var out []string
+	for t := range r.libs.Load().teams {
+		out = append(out, t)
+	}
+	return out
+}
 
 var _ incidentlib.Library = (*Replica)(nil)
 
-// Vocabulary implements incidentlib.Library.
-func (r *Replica) Vocabulary() *incidentlib.Vocabulary { return r.current().Vocabulary() }
-
-// FindCaseByID implements incidentlib.Library.
-func (r *Replica) FindCaseByID(ctx context.Context, id string) (*incidentlib.Case, error) {
-	return r.current().FindCaseByID(ctx, id)
+// teamView is a team's library, following the replica's rebuilds.
+type teamView struct {
+	r    *Replica
+	team string
 }
 
-// SearchCases implements incidentlib.Library.
-func (r *Replica) SearchCases(ctx context.Context, q incidentlib.Query) (*incidentlib.SearchResult, error) {
-	return r.current().SearchCases(ctx, q)
+func (v teamView) lib() incidentlib.Library {
+	l := v.r.libs.Load()
+	if t, ok := l.teams[v.team]; ok {
+		return t
+	}
+	return l.public
 }
 
-// SimilarCases implements incidentlib.Library.
-func (r *Replica) SimilarCases(ctx context.Context, id string, k int) ([]incidentlib.Related, error) {
-	return r.current().SimilarCases(ctx, id, k)
+func (v teamView) Vocabulary() *incidentlib.Vocabulary { return v.lib().Vocabulary() }
+func (v teamView) FindCaseByID(ctx context.Context, id string) (*incidentlib.Case, error) {
+	return v.lib().FindCaseByID(ctx, id)
 }
-
-// FindTopic implements incidentlib.Library.
-func (r *Replica) FindTopic(ctx context.Context, f incidentlib.Facet, slug string, q incidentlib.Query) (*incidentlib.Topic, error) {
-	return r.current().FindTopic(ctx, f, slug, q)
+func (v teamView) SearchCases(ctx context.Context, q incidentlib.Query) (*incidentlib.SearchResult, error) {
+	return v.lib().SearchCases(ctx, q)
 }
-
-// Cases implements incidentlib.Library.
-func (r *Replica) Cases(ctx context.Context) ([]*incidentlib.Case, error) {
-	return r.current().Cases(ctx)
+func (v teamView) SimilarCases(ctx context.Context, id string, k int) ([]incidentlib.Related, error) {
+	return v.lib().SimilarCases(ctx, id, k)
 }
-
-// Stats implements incidentlib.Library.
-func (r *Replica) Stats(ctx context.Context) (*incidentlib.Stats, error) {
-	return r.current().Stats(ctx)
+func (v teamView) FindTopic(ctx context.Context, f incidentlib.Facet, slug string, q incidentlib.Query) (*incidentlib.Topic, error) {
+	return v.lib().FindTopic(ctx, f, slug, q)
 }
+func (v teamView) Cases(ctx context.Context) ([]*incidentlib.Case, error) { return v.lib().Cases(ctx) }
+func (v teamView) Stats(ctx context.Context) (*incidentlib.Stats, error)  { return v.lib().Stats(ctx) }
 
 // ErrNoLibrary is returned by Open's builder when the store holds no
 // vocabulary yet (nothing was imported).

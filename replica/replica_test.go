@@ -133,7 +133,7 @@ func TestReplicaFollowsTheFeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	go r.Follow(ctx)
-	lib := func() countingLibrary { return r.current().(countingLibrary) }
+	lib := func() countingLibrary { return r.libs.Load().public.(countingLibrary) }
 	if lib().cases != 1 {
 		t.Fatalf("built from %d cases, want 1", lib().cases)
 	}
@@ -167,5 +167,35 @@ func TestOpenNeedsALibraryInTheStore(t *testing.T) {
 	feed.down = true
 	if _, err := Open(context.Background(), feed, build, nil); err == nil {
 		t.Error("Open with the store down succeeded")
+	}
+}
+
+func TestPrivateCasesStayInTheirTeamsLibrary(t *testing.T) {
+	feed := newFeed()
+	feed.put("IL-0001")
+	feed.mu.Lock()
+	feed.seq++
+	feed.cases = append(feed.cases, incidentlib.StoredCase{ID: "IL-9000", Team: "acme", Seq: feed.seq})
+	feed.mu.Unlock()
+	r, err := Open(context.Background(), feed, build, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(lib incidentlib.Library) int {
+		switch l := lib.(type) {
+		case teamView:
+			return l.lib().(countingLibrary).cases
+		}
+		t.Fatalf("unexpected library %T", lib)
+		return 0
+	}
+	if n := count(r.Library); n != 1 {
+		t.Errorf("public library has %d cases, want the public one alone", n)
+	}
+	if n := count(r.ForTeam("acme")); n != 2 {
+		t.Errorf("acme's library has %d cases, want the public one and its own", n)
+	}
+	if n := count(r.ForTeam("other")); n != 1 {
+		t.Errorf("another team's library has %d cases, want the public one alone", n)
 	}
 }
