@@ -2,6 +2,7 @@ package incidentlib
 
 import (
 	"context"
+	"regexp"
 	"time"
 )
 
@@ -105,4 +106,29 @@ type Workflow interface {
 	ListDrafts(ctx context.Context, a *Account, state string) ([]*Draft, error)
 	// CaseHistory returns every version of a case the account may see.
 	CaseHistory(ctx context.Context, a *Account, caseID string) ([]CaseVersion, error)
+	// StartSession signs an account in to the web pages: a token that
+	// expires within hours.
+	StartSession(ctx context.Context, a *Account) (token string, expires time.Time, err error)
+	// EndSession signs out: the session token stops working at once.
+	EndSession(ctx context.Context, token string) error
+}
+
+// Problem is one thing wrong with a case file, at a line of it.
+type Problem struct {
+	Line    int
+	Message string
+}
+
+var idLine = regexp.MustCompile(`(?m)^id:.*$`)
+
+// SetCaseID gives a case file an ID: its id line replaced, or one added
+// first. Drafts of new cases get their ID this way when they are published.
+func SetCaseID(content []byte, id string) []byte {
+	line := []byte("id: " + id)
+	if loc := idLine.FindIndex(content); loc != nil {
+		out := append([]byte{}, content[:loc[0]]...)
+		out = append(out, line...)
+		return append(out, content[loc[1]:]...)
+	}
+	return append(append(line, '\n'), content...)
 }

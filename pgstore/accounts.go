@@ -129,3 +129,18 @@ func writeError(err error) error {
 	}
 	return err
 }
+
+// StartSession implements incidentlib.Workflow.
+func (s *Store) StartSession(ctx context.Context, a *incidentlib.Account) (string, time.Time, error) {
+	tok, exp, err := s.CreateToken(ctx, a.Name, "session", "web", SessionTTL)
+	if err != nil {
+		return "", time.Time{}, writeError(err)
+	}
+	return tok, exp, nil
+}
+
+// EndSession implements incidentlib.Workflow.
+func (s *Store) EndSession(ctx context.Context, token string) error {
+	_, err := s.RevokeToken(ctx, token)
+	return writeError(err)
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -208,7 +207,7 @@ func (s *Store) publish(ctx context.Context, tx pgx.Tx, a *incidentlib.Account, 
 		}
 		d.CaseID = caseID(next)
 	}
-	d.Content = SetID(d.Content, d.CaseID)
+	d.Content = incidentlib.SetCaseID(d.Content, d.CaseID)
 	team := ""
 	if d.Private {
 		team = d.Team
@@ -235,19 +234,6 @@ func (s *Store) publish(ctx context.Context, tx pgx.Tx, a *incidentlib.Account, 
 }
 
 func caseID(n int) string { return fmt.Sprintf("IL-%04d", n) }
-
-var idLine = regexp.MustCompile(`(?m)^id:.*$`)
-
-// SetID gives a case file the ID: its id line replaced, or one added first.
-func SetID(content []byte, id string) []byte {
-	line := []byte("id: " + id)
-	if loc := idLine.FindIndex(content); loc != nil {
-		out := append([]byte{}, content[:loc[0]]...)
-		out = append(out, line...)
-		return append(out, content[loc[1]:]...)
-	}
-	return append(append(line, '\n'), content...)
-}
 
 // changeDraft runs one change to a draft in a transaction that holds the
 // write lock and the draft's row, then records it in the audit log.

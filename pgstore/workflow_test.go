@@ -173,8 +173,8 @@ func TestSetID(t *testing.T) {
 		"title: x\n":              "id: IL-5001\ntitle: x\n",
 		"title: x\nid: old\n":     "title: x\nid: IL-5001\n",
 	} {
-		if got := string(SetID([]byte(in), "IL-5001")); got != want {
-			t.Errorf("SetID(%q) = %q, want %q", in, got, want)
+		if got := string(incidentlib.SetCaseID([]byte(in), "IL-5001")); got != want {
+			t.Errorf("SetCaseID(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

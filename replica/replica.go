@@ -303,3 +303,7 @@ func (v teamView) Stats(ctx context.Context) (*incidentlib.Stats, error)  { retu
 // ErrNoLibrary is returned by Open's builder when the store holds no
 // vocabulary yet (nothing was imported).
 var ErrNoLibrary = errors.New("the store holds no library yet: run incidentlib import --store first")
+
+// Feed returns the store the replica follows (which may also offer the
+// write path).
+func (r *Replica) Feed() incidentlib.CaseFeed { return r.feed }

@@ -26,6 +26,9 @@ type Handlers struct {
 	Web http.Handler // everything not matched below
 	API http.Handler // /api/v1/
 	MCP http.Handler // /mcp
+	// More maps further URL patterns to their handlers (the write path of
+	// a shared library); a more specific pattern wins over the ones above.
+	More map[string]http.Handler
 }
 
 // Config configures a Server.
@@ -111,6 +114,9 @@ func (s *Server) SetReady(h Handlers) {
 	}
 	if h.Web != nil {
 		mux.Handle("/", h.Web)
+	}
+	for pattern, handler := range h.More {
+		mux.Handle(pattern, handler)
 	}
 	var handler http.Handler = mux
 	s.ready.Store(&handler)

@@ -15,6 +15,8 @@ func (m *Main) moreCommands() map[string]func(context.Context, []string) int {
 		"stats":   m.runStats,
 		"migrate": m.runMigrate,
 		"import":  m.runImport,
+		"user":    m.runUser,
+		"token":   m.runToken,
 		"bench": func(ctx context.Context, args []string) int {
 			return benchmark.Main(ctx, args, m.Stdout, m.Stderr)
 		},

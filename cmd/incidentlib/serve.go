@@ -111,17 +111,27 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		f := func() string { return r.Status().Problem }
 		degraded.Store(&f)
 	}
-	webHandler, err := web.New(eng, web.Config{BaseURL: cfg.baseURL, Logger: log})
+	makeHandlers := func(lib incidentlib.Library) (server.Handlers, error) {
+		webHandler, err := web.New(lib, web.Config{BaseURL: cfg.baseURL, Logger: log})
+		if err != nil {
+			return server.Handlers{}, err
+		}
+		return server.Handlers{
+			Web: webHandler,
+			API: httpapi.New(lib, httpapi.Config{BaseURL: cfg.baseURL, Logger: log, RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst}),
+			MCP: mcpserver.NewHTTPHandler(lib, mcpserver.Config{BaseURL: cfg.baseURL, AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins,
+				RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, Version: version(), Logger: log}),
+		}, nil
+	}
+	handlers, err := makeHandlers(eng)
 	if err != nil {
 		log.Error("web pages", "err", err)
 		return exitProblems
 	}
-	srv.SetReady(server.Handlers{
-		Web: webHandler,
-		API: httpapi.New(eng, httpapi.Config{BaseURL: cfg.baseURL, Logger: log, RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst}),
-		MCP: mcpserver.NewHTTPHandler(eng, mcpserver.Config{BaseURL: cfg.baseURL, AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins,
-			RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, Version: version(), Logger: log}),
-	})
+	if r, ok := eng.(*replica.Replica); ok {
+		handlers = m.withWritePath(handlers, r, cfg, log, makeHandlers)
+	}
+	srv.SetReady(handlers)
 	st, _ := eng.Stats(ctx)
 	if st != nil {
 		srv.SetGauge("incidentlib_cases", "Cases in the library.", float64(st.Cases))

@@ -6,18 +6,22 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"os"
 	"path"
 	"strings"
+	"sync"
 	"testing/fstest"
 	"time"
 
 	"incidentlib"
 	"incidentlib/cases"
+	"incidentlib/contribute"
 	"incidentlib/corpus"
 	"incidentlib/engine"
 	"incidentlib/pgstore"
 	"incidentlib/replica"
+	"incidentlib/server"
 	"incidentlib/vocabulary"
 )
 
@@ -220,4 +224,61 @@ func (m *Main) openReplica(ctx context.Context, cmd, url string, log *slog.Logge
 	done := make(chan struct{})
 	go func() { r.Follow(fctx); close(done) }()
 	return r, func() { cancel(); <-done; r.Close(); st.Close() }, exitOK
+}
+
+// withWritePath adds the write path of a shared library to the handlers,
+// and routes each signed-in team to handlers over its own library (the
+// public cases and its private ones), made on first use.
+func (m *Main) withWritePath(public server.Handlers, r *replica.Replica, cfg serveConfig, log *slog.Logger,
+	makeHandlers func(incidentlib.Library) (server.Handlers, error)) server.Handlers {
+	wf, ok := r.Feed().(incidentlib.Workflow)
+	if !ok {
+		return public
+	}
+	write := contribute.New(contribute.Config{
+		Workflow: wf,
+		Validate: func(content []byte, id string) []incidentlib.Problem {
+			return validateDraft(r.Vocabulary(), content, id)
+		},
+		Logger:        log,
+		RateLimit:     cfg.rateLimit,
+		RateBurst:     cfg.rateBurst,
+		SecureCookies: strings.HasPrefix(cfg.baseURL, "https://"),
+	})
+	var mu sync.Mutex
+	teams := map[string]server.Handlers{}
+	forTeam := func(team string) server.Handlers {
+		mu.Lock()
+		defer mu.Unlock()
+		if h, ok := teams[team]; ok {
+			return h
+		}
+		h, err := makeHandlers(r.ForTeam(team))
+		if err != nil {
+			log.Error("handlers for a team", "team", team, "err", err)
+			return public
+		}
+		teams[team] = h
+		return h
+	}
+	out := server.Handlers{
+		Web:  write.ByTeam(public.Web, func(t string) http.Handler { return forTeam(t).Web }),
+		API:  write.ByTeam(public.API, func(t string) http.Handler { return forTeam(t).API }),
+		MCP:  write.ByTeam(public.MCP, func(t string) http.Handler { return forTeam(t).MCP }),
+		More: map[string]http.Handler{},
+	}
+	for _, p := range contribute.Patterns {
+		out.More[p] = write
+	}
+	return out
+}
+
+// validateDraft checks a draft's case file as incidentlib validate does.
+func validateDraft(v *incidentlib.Vocabulary, content []byte, id string) []incidentlib.Problem {
+	_, ps := corpus.ParseCase(v, id+".yaml", content, time.Now())
+	out := make([]incidentlib.Problem, len(ps))
+	for i, p := range ps {
+		out[i] = incidentlib.Problem{Line: p.Line, Message: p.Message}
+	}
+	return out
 }

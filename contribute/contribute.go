@@ -1,0 +1,485 @@
+// Package contribute is the write path of a shared library over HTTP: the
+// JSON endpoints that scripts use to write, submit and review drafts, the
+// web forms that people use for the same, sign-in, and the router that
+// shows a signed-in team its private cases. It depends only on the domain:
+// the Workflow it is given checks roles and teams and keeps every version.
+package contribute
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"incidentlib"
+	"incidentlib/httpx"
+)
+
+// Config configures the write path.
+type Config struct {
+	Workflow incidentlib.Workflow
+	// Validate checks a case file as the validator does, given the ID it
+	// carries (a placeholder for a new case), and returns its problems.
+	Validate func(content []byte, id string) []incidentlib.Problem
+	Logger   *slog.Logger
+	// RateLimit and RateBurst bound requests per account (0: no limit).
+	RateLimit float64
+	RateBurst int
+	// SecureCookies marks the session cookie Secure (serve over HTTPS).
+	SecureCookies bool
+}
+
+// Limits on what one request may send.
+const (
+	maxBody        = 1 << 20 // a case file is at most 1 MiB
+	sessionCookie  = "incidentlib_session"
+	placeholderID  = "IL-0000"
+	bearerPrefix   = "Bearer "
+	retryAfterDown = "30"
+)
+
+// Handler serves the write path. Mount it on the paths Patterns lists.
+type Handler struct {
+	cfg     Config
+	log     *slog.Logger
+	mux     *http.ServeMux
+	limiter *httpx.RateLimiter
+}
+
+// Patterns are the URL patterns the handler answers; the server mounts
+// each on its mux, beside the read-only protocols.
+var Patterns = []string{
+	"/api/v1/drafts", "/api/v1/drafts/", "/api/v1/account",
+	"/api/v1/cases/{id}/history",
+	"/account/", "/drafts", "/drafts/", "/cases/{id}/history",
+}
+
+// New returns the write path's handler.
+func New(cfg Config) *Handler {
+	h := &Handler{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.RateLimit > 0 {
+		h.limiter = httpx.NewRateLimiter(cfg.RateLimit, cfg.RateBurst)
+	}
+	m := h.mux
+	m.HandleFunc("GET /api/v1/account", h.api(h.apiAccount))
+	m.HandleFunc("GET /api/v1/drafts", h.api(h.apiListDrafts))
+	m.HandleFunc("POST /api/v1/drafts", h.api(h.apiCreateDraft))
+	m.HandleFunc("GET /api/v1/drafts/{id}", h.api(h.apiGetDraft))
+	m.HandleFunc("PUT /api/v1/drafts/{id}", h.api(h.apiUpdateDraft))
+	m.HandleFunc("POST /api/v1/drafts/{id}/submit", h.api(h.apiSubmitDraft))
+	m.HandleFunc("POST /api/v1/drafts/{id}/review", h.api(h.apiReviewDraft))
+	m.HandleFunc("GET /api/v1/cases/{id}/history", h.api(h.apiHistory))
+	h.routeWeb(m)
+	m.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, &incidentlib.Error{Code: "method", Message: "this endpoint does not take " + r.Method})
+	})
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "private, no-store")
+	h.mux.ServeHTTP(w, r)
+}
+
+// authenticate finds the account of a request: an Authorization bearer
+// token, else the session cookie. It returns nil and no error when the
+// request carries neither.
+func (h *Handler) authenticate(r *http.Request) (*incidentlib.Account, string, error) {
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		if !strings.HasPrefix(auth, bearerPrefix) {
+			return nil, "", &incidentlib.Error{Code: incidentlib.EUNAUTHORIZED, Message: "the Authorization header must be \"Bearer <token>\""}
+		}
+		tok := strings.TrimSpace(auth[len(bearerPrefix):])
+		a, err := h.cfg.Workflow.Authenticate(r.Context(), tok)
+		return a, "", err
+	}
+	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
+		a, err := h.cfg.Workflow.Authenticate(r.Context(), c.Value)
+		if err != nil {
+			return nil, "", err
+		}
+		return a, c.Value, nil
+	}
+	return nil, "", nil
+}
+
+// allow applies the per-account rate limit.
+func (h *Handler) allow(w http.ResponseWriter, a *incidentlib.Account) bool {
+	if h.limiter == nil {
+		return true
+	}
+	ok, retry := h.limiter.Allow("account:" + a.Name)
+	if !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(retry.Round(time.Second)/time.Second))))
+	}
+	return ok
+}
+
+// apiHandler is an endpoint that needs a signed-in account.
+type apiHandler func(w http.ResponseWriter, r *http.Request, a *incidentlib.Account) error
+
+func (h *Handler) api(f apiHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		a, _, err := h.authenticate(r)
+		if err == nil && a == nil {
+			err = &incidentlib.Error{Code: incidentlib.EUNAUTHORIZED, Message: "this endpoint needs a token: send Authorization: Bearer <token> (incidentlib token create)"}
+		}
+		if err == nil && !h.allow(w, a) {
+			err = &incidentlib.Error{Code: "rate_limited", Message: "too many requests from this account; wait and try again"}
+		}
+		if err == nil {
+			err = f(w, r, a)
+		}
+		if err != nil {
+			h.logInternal(r, err)
+			writeProblem(w, err)
+		}
+	}
+}
+
+func (h *Handler) logInternal(r *http.Request, err error) {
+	if incidentlib.ErrorCode(err) == incidentlib.EINTERNAL {
+		h.log.Error("write path", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+}
+
+// status maps the domain's error codes to HTTP statuses, in one place.
+func status(err error) int {
+	switch incidentlib.ErrorCode(err) {
+	case incidentlib.EINVALID:
+		return http.StatusBadRequest
+	case incidentlib.ETOOLARGE:
+		return http.StatusRequestEntityTooLarge
+	case incidentlib.ENOTFOUND:
+		return http.StatusNotFound
+	case incidentlib.EUNAUTHORIZED:
+		return http.StatusUnauthorized
+	case incidentlib.EFORBIDDEN:
+		return http.StatusForbidden
+	case incidentlib.ECONFLICT:
+		return http.StatusConflict
+	case incidentlib.EUNAVAILABLE:
+		return http.StatusServiceUnavailable
+	case "rate_limited":
+		return http.StatusTooManyRequests
+	case "method":
+		return http.StatusMethodNotAllowed
+	}
+	return http.StatusInternalServerError
+}
+
+// problemJSON is an RFC 9457 problem, with the case file's problems when a
+// draft does not validate.
+type problemJSON struct {
+	Type     string        `json:"type"`
+	Title    string        `json:"title"`
+	Status   int           `json:"status"`
+	Detail   string        `json:"detail"`
+	Param    string        `json:"param,omitempty"`
+	Problems []problemLine `json:"problems,omitempty"`
+}
+
+type problemLine struct {
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
+// invalidCase carries a case file's problems to the client.
+type invalidCase struct{ problems []incidentlib.Problem }
+
+func (e *invalidCase) Error() string { return "the case file has problems" }
+
+func writeProblem(w http.ResponseWriter, err error) {
+	p := problemJSON{Type: "about:blank", Detail: incidentlib.ErrorMessage(err)}
+	var ic *invalidCase
+	if errors.As(err, &ic) {
+		p.Status, p.Param = http.StatusBadRequest, "content"
+		p.Detail = fmt.Sprintf("the case file has %d problems; fix them and send it again", len(ic.problems))
+		for _, q := range ic.problems {
+			p.Problems = append(p.Problems, problemLine{Line: q.Line, Message: q.Message})
+		}
+	} else {
+		p.Status = status(err)
+		var e *incidentlib.Error
+		if errors.As(err, &e) {
+			p.Param = e.Param
+		}
+	}
+	p.Title = http.StatusText(p.Status)
+	if p.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", retryAfterDown)
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(p.Status)
+	json.NewEncoder(w).Encode(p)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	return json.NewEncoder(w).Encode(v)
+}
+
+// draftJSON is a draft in the API.
+type draftJSON struct {
+	ID         int64     `json:"id"`
+	CaseID     string    `json:"case_id,omitempty"`
+	Private    bool      `json:"private"`
+	Team       string    `json:"team,omitempty"`
+	State      string    `json:"state"`
+	Author     string    `json:"author"`
+	Reviewer   string    `json:"reviewer,omitempty"`
+	ReviewNote string    `json:"review_note,omitempty"`
+	Created    time.Time `json:"created"`
+	Updated    time.Time `json:"updated"`
+	Content    string    `json:"content"`
+}
+
+func toJSON(d *incidentlib.Draft) draftJSON {
+	return draftJSON{ID: d.ID, CaseID: d.CaseID, Private: d.Private, Team: d.Team, State: d.State, Author: d.Author,
+		Reviewer: d.Reviewer, ReviewNote: d.ReviewNote, Created: d.Created, Updated: d.Updated, Content: string(d.Content)}
+}
+
+// draftInput is what a client sends to create or change a draft.
+type draftInput struct {
+	CaseID  string `json:"case_id"`
+	Private bool   `json:"private"`
+	Content string `json:"content"`
+}
+
+func readJSON(r *http.Request, v any) error {
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxBody+1))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return incidentlib.InvalidParam("body", "the body is not complete JSON")
+		}
+		var tooLong *json.SyntaxError
+		if errors.As(err, &tooLong) {
+			return incidentlib.InvalidParam("body", "the body is not JSON: %s", tooLong.Error())
+		}
+		return incidentlib.InvalidParam("body", "%s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+// checkContent validates a case file the way the validator does, with the
+// ID it has or will get.
+func (h *Handler) checkContent(content []byte, caseID string) error {
+	if len(content) == 0 {
+		return incidentlib.InvalidParam("content", "the case file is empty")
+	}
+	if len(content) > maxBody {
+		return &incidentlib.Error{Code: incidentlib.ETOOLARGE, Param: "content", Message: "a case file is at most 1 MiB"}
+	}
+	id := caseID
+	if id == "" {
+		id = placeholderID
+	}
+	withID := incidentlib.SetCaseID(content, id)
+	// Problems are reported at the lines the author wrote: an id line the
+	// check had to add first moves the rest down by one.
+	shift := bytes.Count(withID, []byte("\n")) - bytes.Count(content, []byte("\n"))
+	if ps := h.cfg.Validate(withID, id); len(ps) > 0 {
+		for i := range ps {
+			if ps[i].Line > shift {
+				ps[i].Line -= shift
+			}
+		}
+		return &invalidCase{problems: ps}
+	}
+	return nil
+}
+
+func draftID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, incidentlib.InvalidParam("id", "%q is not a draft number", r.PathValue("id"))
+	}
+	return id, nil
+}
+
+func (h *Handler) apiAccount(w http.ResponseWriter, r *http.Request, a *incidentlib.Account) error {
+	return writeJSON(w, http.StatusOK, map[string]string{"name": a.Name, "team": a.Team, "role": string(a.Role)})
+}
+
+func (h *Handler) apiListDrafts(w http.ResponseWriter, r *http.Request, a *incidentlib.Account) error {
+	state := r.URL.Query().Get("state")
+	switch state {
+	case "", incidentlib.DraftOpen, incidentlib.DraftSubmitted, incidentlib.DraftPublished, incidentlib.DraftReturned:
+	default:
+		return incidentlib.InvalidParam("state", "unknown state %q: want draft, submitted, returned or published", state)
+	}
+	ds, err := h.cfg.Workflow.ListDrafts(r.Context(), a, state)
+	if err != nil {
+		return err
+	}
+	out := make([]draftJSON, len(ds))
+	for i, d := range ds {
+		out[i] = toJSON(d)
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"drafts": out})
+}
+
+func (h *Handler) apiCreateDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account) error {
+	var in draftInput
+	if err := readJSON(r, &in); err != nil {
+		return err
+	}
+	if err := h.checkContent([]byte(in.Content), in.CaseID); err != nil {
+		return err
+	}
+	d, err := h.cfg.Workflow.CreateDraft(r.Context(), a, in.CaseID, in.Private, []byte(in.Content))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/api/v1/drafts/"+strconv.FormatInt(d.ID, 10))
+	return writeJSON(w, http.StatusCreated, toJSON(d))
+}
+
+func (h *Handler) apiGetDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account) error {
+	id, err := draftID(r)
+	if err != nil {
+		return err
+	}
+	d, err := h.cfg.Workflow.FindDraft(r.Context(), a, id)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toJSON(d))
+}
+
+func (h *Handler) apiUpdateDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account) error {
+	id, err := draftID(r)
+	if err != nil {
+		return err
+	}
+	var in draftInput
+	if err := readJSON(r, &in); err != nil {
+		return err
+	}
+	d, err := h.cfg.Workflow.FindDraft(r.Context(), a, id)
+	if err != nil {
+		return err
+	}
+	if err := h.checkContent([]byte(in.Content), d.CaseID); err != nil {
+		return err
+	}
+	d, err = h.cfg.Workflow.UpdateDraft(r.Context(), a, id, []byte(in.Content))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toJSON(d))
+}
+
+func (h *Handler) apiSubmitDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account) error {
+	id, err := draftID(r)
+	if err != nil {
+		return err
+	}
+	d, err := h.cfg.Workflow.SubmitDraft(r.Context(), a, id)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toJSON(d))
+}
+
+// reviewInput is a reviewer's verdict.
+type reviewInput struct {
+	Approve bool   `json:"approve"`
+	Note    string `json:"note"`
+}
+
+func (h *Handler) apiReviewDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account) error {
+	id, err := draftID(r)
+	if err != nil {
+		return err
+	}
+	var in reviewInput
+	if err := readJSON(r, &in); err != nil {
+		return err
+	}
+	if len(in.Note) > 4000 {
+		return incidentlib.InvalidParam("note", "a review note is at most 4,000 bytes")
+	}
+	d, err := h.review(r.Context(), a, id, in.Approve, in.Note)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toJSON(d))
+}
+
+// review checks a draft once more before it is published: the file it will
+// be, with its final ID, must validate.
+func (h *Handler) review(ctx context.Context, a *incidentlib.Account, id int64, approve bool, note string) (*incidentlib.Draft, error) {
+	if approve {
+		d, err := h.cfg.Workflow.FindDraft(ctx, a, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := h.checkContent(d.Content, d.CaseID); err != nil {
+			return nil, err
+		}
+	}
+	return h.cfg.Workflow.ReviewDraft(ctx, a, id, approve, note)
+}
+
+// versionJSON is one version of a case, with what changed from the one
+// before.
+type versionJSON struct {
+	Version int        `json:"version"`
+	By      string     `json:"by"`
+	At      time.Time  `json:"at"`
+	Diff    []DiffLine `json:"diff,omitempty"`
+	Content string     `json:"content"`
+}
+
+func (h *Handler) history(ctx context.Context, a *incidentlib.Account, id string) ([]versionJSON, error) {
+	vs, err := h.cfg.Workflow.CaseHistory(ctx, a, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]versionJSON, len(vs))
+	prev := ""
+	for i, v := range vs {
+		out[i] = versionJSON{Version: v.Version, By: v.By, At: v.At, Content: string(v.Content)}
+		if i > 0 {
+			out[i].Diff, _ = Diff(prev, string(v.Content))
+		}
+		prev = string(v.Content)
+	}
+	return out, nil
+}
+
+func (h *Handler) apiHistory(w http.ResponseWriter, r *http.Request, a *incidentlib.Account) error {
+	out, err := h.history(r.Context(), a, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"case_id": r.PathValue("id"), "versions": out})
+}
+
+// csrfToken is the form token of a session: derived from the session
+// token, so it needs no storage, and useless without the cookie.
+func csrfToken(session string) string {
+	sum := sha256.Sum256([]byte("csrf\x00" + session))
+	return hex.EncodeToString(sum[:16])
+}
+
+func validCSRF(session, got string) bool {
+	return session != "" && subtle.ConstantTimeCompare([]byte(csrfToken(session)), []byte(got)) == 1
+}

@@ -1,0 +1,60 @@
+package contribute
+
+import "strings"
+
+// DiffLine is one line of a diff between two versions of a case file.
+type DiffLine struct {
+	Op   string `json:"op"` // " " same, "-" only in the old version, "+" only in the new
+	Text string `json:"text"`
+}
+
+// maxDiffLines bounds the work of a diff: the table is lines × lines.
+const maxDiffLines = 3000
+
+// Diff compares two texts line by line (longest common subsequence) and
+// returns every line marked. Texts over maxDiffLines lines are not compared
+// and ok is false.
+func Diff(old, new string) (lines []DiffLine, ok bool) {
+	a, b := splitLines(old), splitLines(new)
+	if len(a) > maxDiffLines || len(b) > maxDiffLines {
+		return nil, false
+	}
+	// lcs[i][j] is the length of the longest common subsequence of a[i:]
+	// and b[j:].
+	lcs := make([][]int32, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int32, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			lines = append(lines, DiffLine{" ", a[i]})
+			i++
+			j++
+		case j < len(b) && (i == len(a) || lcs[i][j+1] > lcs[i+1][j]):
+			lines = append(lines, DiffLine{"+", b[j]})
+			j++
+		default:
+			lines = append(lines, DiffLine{"-", a[i]})
+			i++
+		}
+	}
+	return lines, true
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}

@@ -1,0 +1,297 @@
+package contribute
+
+import (
+	"embed"
+	"errors"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"incidentlib"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+var pages = template.Must(template.ParseFS(templateFiles, "templates/*.html"))
+
+// page is what every write-path page gets.
+type page struct {
+	Title   string
+	Account *incidentlib.Account
+	CSRF    string
+	Error   string
+	Lines   []problemLine
+	Message string
+	Draft   *incidentlib.Draft
+	Drafts  []*incidentlib.Draft
+	Content string
+	CaseID  string
+	Diff    []DiffLine
+	// Versions of a case, newest first.
+	Versions []versionJSON
+	// MayReview is true when the account may approve or return the draft.
+	MayReview bool
+	// MayEdit is true when the account may change and submit the draft.
+	MayEdit bool
+}
+
+func (h *Handler) routeWeb(m *http.ServeMux) {
+	m.HandleFunc("GET /account/sign-in", h.showSignIn)
+	m.HandleFunc("POST /account/sign-in", h.signIn)
+	m.HandleFunc("POST /account/sign-out", h.web(h.signOut))
+	m.HandleFunc("GET /drafts", h.web(h.showDrafts))
+	m.HandleFunc("GET /drafts/new", h.web(h.showNewDraft))
+	m.HandleFunc("POST /drafts", h.web(h.createDraft))
+	m.HandleFunc("GET /drafts/{id}", h.web(h.showDraft))
+	m.HandleFunc("POST /drafts/{id}", h.web(h.updateDraft))
+	m.HandleFunc("POST /drafts/{id}/submit", h.web(h.submitDraft))
+	m.HandleFunc("POST /drafts/{id}/review", h.web(h.reviewDraft))
+	m.HandleFunc("GET /cases/{id}/history", h.web(h.showHistory))
+}
+
+// webHandler is a page that needs a signed-in account; session is the
+// session token, for the form token.
+type webHandler func(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error
+
+// web signs the request in, checks the form token of every POST and the
+// account's rate, and renders errors as pages.
+func (h *Handler) web(f webHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		a, session, err := h.authenticate(r)
+		if a == nil || err != nil {
+			http.Redirect(w, r, "/account/sign-in?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return
+		}
+		if r.Method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, maxBody+64<<10)
+			if !validCSRF(session, r.PostFormValue("csrf")) || !sameOrigin(r) {
+				h.render(w, http.StatusForbidden, "error", page{Title: "Form expired", Account: a,
+					Error: "This form is out of date or came from another site. Go back, reload the page and send it again."})
+				return
+			}
+		}
+		if !h.allow(w, a) {
+			h.render(w, http.StatusTooManyRequests, "error", page{Title: "Too many requests", Account: a, Error: "Too many requests from your account; wait a moment and try again."})
+			return
+		}
+		if err := f(w, r, a, session); err != nil {
+			h.logInternal(r, err)
+			p := page{Title: http.StatusText(status(err)), Account: a, CSRF: csrfToken(session), Error: incidentlib.ErrorMessage(err)}
+			if status(err) == http.StatusServiceUnavailable {
+				w.Header().Set("Retry-After", retryAfterDown)
+			}
+			h.render(w, status(err), "error", p)
+		}
+	}
+}
+
+// sameOrigin refuses a form posted from another site when the browser says
+// where it came from (SameSite cookies already keep most out).
+func sameOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" || o == "null" {
+		return o == "" // no Origin: an old browser or a non-browser client with the cookie
+	}
+	u, err := url.Parse(o)
+	return err == nil && u.Host == r.Host
+}
+
+func (h *Handler) render(w http.ResponseWriter, code int, name string, p page) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	if err := pages.ExecuteTemplate(w, name+".html", p); err != nil {
+		h.log.Error("render", "page", name, "err", err)
+	}
+}
+
+func (h *Handler) showSignIn(w http.ResponseWriter, r *http.Request) {
+	h.render(w, http.StatusOK, "signin", page{Title: "Sign in", Message: r.URL.Query().Get("next")})
+}
+
+// signIn trades an API token for a session cookie. The token is sent in a
+// form post, never in a URL.
+func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	next := safeNext(r.PostFormValue("next"))
+	a, err := h.cfg.Workflow.Authenticate(r.Context(), strings.TrimSpace(r.PostFormValue("token")))
+	if err == nil && !sameOrigin(r) {
+		err = &incidentlib.Error{Code: incidentlib.EFORBIDDEN, Message: "sign in from this site's own page"}
+	}
+	var session string
+	if err == nil {
+		session, _, err = h.cfg.Workflow.StartSession(r.Context(), a)
+	}
+	if err != nil {
+		h.logInternal(r, err)
+		h.render(w, status(err), "signin", page{Title: "Sign in", Error: incidentlib.ErrorMessage(err), Message: next})
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: session, Path: "/", HttpOnly: true, Secure: h.cfg.SecureCookies,
+		SameSite: http.SameSiteStrictMode, MaxAge: 12 * 3600})
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// safeNext keeps a post-sign-in redirect on this site.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.Contains(next, "\\") {
+		return "/drafts"
+	}
+	return next
+}
+
+func (h *Handler) signOut(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
+	if err := h.cfg.Workflow.EndSession(r.Context(), session); err != nil {
+		return err
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.cfg.SecureCookies, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+	return nil
+}
+
+func (h *Handler) showDrafts(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
+	ds, err := h.cfg.Workflow.ListDrafts(r.Context(), a, "")
+	if err != nil {
+		return err
+	}
+	h.render(w, http.StatusOK, "drafts", page{Title: "Drafts", Account: a, CSRF: csrfToken(session), Drafts: ds})
+	return nil
+}
+
+func (h *Handler) showNewDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
+	p := page{Title: "New draft", Account: a, CSRF: csrfToken(session), CaseID: r.URL.Query().Get("case")}
+	h.render(w, http.StatusOK, "new", p)
+	return nil
+}
+
+func (h *Handler) createDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
+	content, caseID := r.PostFormValue("content"), strings.TrimSpace(r.PostFormValue("case_id"))
+	private := r.PostFormValue("private") == "on"
+	if err := h.checkContent([]byte(content), caseID); err != nil {
+		return h.formError(w, err, "new", page{Title: "New draft", Account: a, CSRF: csrfToken(session), Content: content, CaseID: caseID})
+	}
+	d, err := h.cfg.Workflow.CreateDraft(r.Context(), a, caseID, private, []byte(content))
+	if err != nil {
+		return h.formError(w, err, "new", page{Title: "New draft", Account: a, CSRF: csrfToken(session), Content: content, CaseID: caseID})
+	}
+	http.Redirect(w, r, "/drafts/"+strconv.FormatInt(d.ID, 10), http.StatusSeeOther)
+	return nil
+}
+
+// formError shows a form again with what was wrong, keeping what the user
+// typed; errors that are not the user's go to the error page.
+func (h *Handler) formError(w http.ResponseWriter, err error, form string, p page) error {
+	var ic *invalidCase
+	switch {
+	case errors.As(err, &ic):
+		p.Error = "The case file has problems; fix them and send it again."
+		for _, q := range ic.problems {
+			p.Lines = append(p.Lines, problemLine{Line: q.Line, Message: q.Message})
+		}
+	case status(err) < 500 && status(err) != http.StatusUnauthorized:
+		p.Error = incidentlib.ErrorMessage(err)
+	default:
+		return err
+	}
+	code := http.StatusBadRequest
+	if ic == nil {
+		code = status(err)
+	}
+	h.render(w, code, form, p)
+	return nil
+}
+
+func (h *Handler) draftPage(r *http.Request, a *incidentlib.Account, session string) (page, error) {
+	id, err := draftID(r)
+	if err != nil {
+		return page{}, err
+	}
+	d, err := h.cfg.Workflow.FindDraft(r.Context(), a, id)
+	if err != nil {
+		return page{}, err
+	}
+	p := page{Title: "Draft " + strconv.FormatInt(d.ID, 10), Account: a, CSRF: csrfToken(session), Draft: d, Content: string(d.Content),
+		MayEdit:   d.Author == a.Name && (d.State == incidentlib.DraftOpen || d.State == incidentlib.DraftReturned),
+		MayReview: d.State == incidentlib.DraftSubmitted && a.Role.Allows(incidentlib.RoleReviewer) && (d.Author != a.Name || a.Role == incidentlib.RoleAdmin)}
+	if d.CaseID != "" && d.State != incidentlib.DraftPublished {
+		if vs, err := h.cfg.Workflow.CaseHistory(r.Context(), a, d.CaseID); err == nil && len(vs) > 0 {
+			p.Diff, _ = Diff(string(vs[len(vs)-1].Content), string(d.Content))
+		}
+	}
+	return p, nil
+}
+
+func (h *Handler) showDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
+	p, err := h.draftPage(r, a, session)
+	if err != nil {
+		return err
+	}
+	h.render(w, http.StatusOK, "draft", p)
+	return nil
+}
+
+func (h *Handler) updateDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
+	p, err := h.draftPage(r, a, session)
+	if err != nil {
+		return err
+	}
+	content := r.PostFormValue("content")
+	p.Content = content
+	if err := h.checkContent([]byte(content), p.Draft.CaseID); err != nil {
+		return h.formError(w, err, "draft", p)
+	}
+	if _, err := h.cfg.Workflow.UpdateDraft(r.Context(), a, p.Draft.ID, []byte(content)); err != nil {
+		return h.formError(w, err, "draft", p)
+	}
+	http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
+	return nil
+}
+
+func (h *Handler) submitDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
+	id, err := draftID(r)
+	if err != nil {
+		return err
+	}
+	if _, err := h.cfg.Workflow.SubmitDraft(r.Context(), a, id); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/drafts/"+strconv.FormatInt(id, 10), http.StatusSeeOther)
+	return nil
+}
+
+func (h *Handler) reviewDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
+	p, err := h.draftPage(r, a, session)
+	if err != nil {
+		return err
+	}
+	note := r.PostFormValue("note")
+	if len(note) > 4000 {
+		return incidentlib.InvalidParam("note", "a review note is at most 4,000 bytes")
+	}
+	d, err := h.review(r.Context(), a, p.Draft.ID, r.PostFormValue("verdict") == "approve", note)
+	if err != nil {
+		return h.formError(w, err, "draft", p)
+	}
+	if d.State == incidentlib.DraftPublished {
+		http.Redirect(w, r, "/cases/"+d.CaseID+"/history", http.StatusSeeOther)
+		return nil
+	}
+	http.Redirect(w, r, "/drafts/"+strconv.FormatInt(d.ID, 10), http.StatusSeeOther)
+	return nil
+}
+
+func (h *Handler) showHistory(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
+	vs, err := h.history(r.Context(), a, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	for i, j := 0, len(vs)-1; i < j; i, j = i+1, j-1 {
+		vs[i], vs[j] = vs[j], vs[i]
+	}
+	h.render(w, http.StatusOK, "history", page{Title: "History of " + r.PathValue("id"), Account: a, CSRF: csrfToken(session), CaseID: r.PathValue("id"), Versions: vs})
+	return nil
+}
