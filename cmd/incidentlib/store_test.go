@@ -164,21 +164,19 @@ func TestReplicasFollowTheStore(t *testing.T) {
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// serve --store serves the whole product from the store.
-func TestServeFromStore(t *testing.T) {
-	url := pgstoretest.Database(t)
-	if code, _, errOut := run(t, "import", "--store", url); code != 0 {
-		t.Fatalf("import: %s", errOut)
-	}
+// startServe runs incidentlib serve with args on a free port until the
+// test ends, and returns its base URL once it is ready.
+func startServe(t *testing.T, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan string, 1)
 	var errOut bytes.Buffer
 	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &errOut, Now: time.Now, OnListen: func(a string) { addrc <- a }}
 	done := make(chan int, 1)
 	go func() {
-		done <- m.Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--store", url, "--log-level", "warn"})
+		done <- m.Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...))
 	}()
-	defer func() { cancel(); <-done }()
+	t.Cleanup(func() { cancel(); <-done })
 	var base string
 	select {
 	case a := <-addrc:
@@ -186,28 +184,54 @@ func TestServeFromStore(t *testing.T) {
 	case code := <-done:
 		t.Fatalf("serve exited %d: %s", code, errOut.String())
 	}
-	get := func(path string) (int, string) {
-		resp, err := http.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
 	deadline := time.Now().Add(30 * time.Second)
-	for code, _ := get("/readyz"); code != 200; code, _ = get("/readyz") {
+	for {
+		resp, err := http.Get(base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return base
+			}
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("never ready: %s", errOut.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// fetch sends a request with an optional token and returns status and body.
+func fetch(t *testing.T, method, url, token, body string) (int, string, http.Header) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+// serve --store serves the whole product from the store.
+func TestServeFromStore(t *testing.T) {
+	url := pgstoretest.Database(t)
+	if code, _, errOut := run(t, "import", "--store", url); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	base := startServe(t, "--store", url)
 	for path, want := range map[string]string{
 		"/cases/IL-0561":                "DigitalOcean",
 		"/api/v1/cases/IL-0561/similar": "same root cause",
 		"/readyz":                       "ready",
 	} {
-		if code, body := get(path); code != 200 || !strings.Contains(body, want) {
+		if code, body, _ := fetch(t, "GET", base+path, "", ""); code != 200 || !strings.Contains(body, want) {
 			t.Errorf("GET %s: %d, body lacks %q", path, code, want)
 		}
 	}
