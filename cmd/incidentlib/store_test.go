@@ -121,7 +121,7 @@ func TestReplicasFollowTheStore(t *testing.T) {
 		start := time.Now()
 		for time.Since(start) < within {
 			res, err := r.SearchCases(ctx, incidentlib.Query{Text: word})
-			if err == nil && res.Total == 1 {
+			if err == nil && !res.Fuzzy && res.Total == 1 {
 				return time.Since(start)
 			}
 			time.Sleep(10 * time.Millisecond)
