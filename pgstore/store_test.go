@@ -151,3 +151,40 @@ func TestOpenRejectsABadURLWithoutEchoingIt(t *testing.T) {
 		t.Errorf("error %q shows the password", msg)
 	}
 }
+
+// The database going away in the middle of an import leaves nothing
+// half-written.
+func TestImportCutOffHalfway(t *testing.T) {
+	url := pgstoretest.Database(t)
+	proxy, via := pgstoretest.NewProxy(t, url)
+	ctx := context.Background()
+	s, err := Open(ctx, via)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var files []incidentlib.StoredCase
+	for i := range 20 {
+		files = append(files, caseFile(fmt.Sprintf("IL-%04d", 9000+i), "title: x\n"))
+	}
+	s.beforeRow = func(i int) {
+		if i == 10 {
+			proxy.Cut()
+		}
+	}
+	if _, err := s.Import(ctx, []byte("vocab"), files, "alice"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("import cut off halfway = %v, want ErrUnavailable", err)
+	}
+	direct, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close()
+	vocab, cases, _, err := direct.Snapshot(ctx)
+	if err != nil || vocab != nil || len(cases) != 0 {
+		t.Fatalf("after the cut: vocab %q, %d cases, err %v; want nothing written", vocab, len(cases), err)
+	}
+}

@@ -139,3 +139,60 @@ func TestWritePathEndToEnd(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// PostgreSQL stops under read load: reads keep answering from the
+// replica's index, writes get 503 with Retry-After, /readyz says degraded
+// and stays 200; when the database returns, writes work again and the
+// replica catches up, with no restart.
+func TestServeThroughAnOutage(t *testing.T) {
+	url := pgstoretest.Database(t)
+	if code, _, errOut := run(t, "import", "--store", url); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	ana := token(t, url, "ana", "", "submitter")
+	proxy, via := pgstoretest.NewProxy(t, url)
+	base := startServe(t, "--store", via)
+	proxy.Cut()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		_, body, _ := fetch(t, "GET", base+"/readyz", "", "")
+		if strings.Contains(body, "degraded") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz never said degraded: %q", body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for range 20 {
+		if code, body, _ := fetch(t, "GET", base+"/api/v1/cases?q=database", "", ""); code != 200 || !strings.Contains(body, "IL-") {
+			t.Fatalf("a read during the outage: %d", code)
+		}
+	}
+	if code, _, _ := fetch(t, "GET", base+"/readyz", "", ""); code != 200 {
+		t.Errorf("/readyz during the outage: %d, want 200 (reads still work)", code)
+	}
+	start := time.Now()
+	code, _, hdr := fetch(t, "POST", base+"/api/v1/drafts", ana, draftJSONBody(strings.Replace(newCase, "id: IL-9700\n", "", 1), false))
+	if code != 503 || hdr.Get("Retry-After") == "" {
+		t.Errorf("a write during the outage: %d, Retry-After %q; want 503 with Retry-After", code, hdr.Get("Retry-After"))
+	}
+	if d := time.Since(start); d > 6*time.Second {
+		t.Errorf("the refused write took %v; it should fail fast", d)
+	}
+	proxy.Restore(t)
+	deadline = time.Now().Add(20 * time.Second)
+	for {
+		_, body, _ := fetch(t, "GET", base+"/readyz", "", "")
+		if !strings.Contains(body, "degraded") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still degraded after the database came back: %q", body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if code, body, _ := fetch(t, "POST", base+"/api/v1/drafts", ana, draftJSONBody(strings.Replace(newCase, "id: IL-9700\n", "", 1), false)); code != 201 {
+		t.Errorf("a write after recovery: %d %s", code, body)
+	}
+}
