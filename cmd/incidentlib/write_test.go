@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,6 +115,31 @@ func TestWritePathEndToEnd(t *testing.T) {
 			if strings.Contains(body, "made-up test outage of the numbat") {
 				t.Errorf("%s sees the private case at %s", who.name, path)
 			}
+		}
+	}
+	// And through MCP: the team's agent finds it, nobody else's does.
+	mcpSearch := func(tok string) string {
+		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_incidents","arguments":{"query":"numbat"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if body := mcpSearch(rita); !strings.Contains(body, "IL-9000") {
+		t.Errorf("the team's MCP search does not find its case: %.300s", body)
+	}
+	for _, tok := range []string{"", oz} {
+		if body := mcpSearch(tok); strings.Contains(body, "made-up test outage of the numbat") || strings.Contains(body, "IL-9000") {
+			t.Errorf("an MCP search by someone else finds the private case: %.300s", body)
 		}
 	}
 	code, body, hdr := fetch(t, "GET", base+"/api/v1/cases/IL-9000", rita, "")
