@@ -87,7 +87,7 @@ func TestStatusAndContentType(t *testing.T) {
 			`href="/root-causes/config-change"`, `href="/symptoms/high-latency"`, `href="/contributing-factors/retry-amplification"`,
 			"This case involves", "IL-0002", "same root cause"}},
 		{"/cases/IL-0002", 200, "text/html; charset=utf-8", []string{"20 Nov 2023", "partly checked", "The duration is not stated."}},
-		{"/cases/IL-0003", 200, "text/html; charset=utf-8", []string{`<time datetime="2019-12">Dec 2019</time>`, "not checked", "<dd>–</dd>"}},
+		{"/cases/IL-0003", 200, "text/html; charset=utf-8", []string{`<time datetime="2019-12">Dec 2019</time>`, "not checked", "Not given by the sources: severity,"}},
 		{"/cases/IL-0004", 200, "text/html; charset=utf-8", []string{`<time datetime="2018">2018</time>`}},
 		{"/cases/il-0001", 301, "", nil},
 		{"/cases/IL-9999", 404, "text/html; charset=utf-8", []string{"no case IL-9999 in the library"}},
@@ -380,5 +380,30 @@ func TestParseQueryKeepsState(t *testing.T) {
 	got := pageURL("/search", stateValues(q), q.Page)
 	if got != "/search?component=database&component=dns&page=3&q=retry+storm&root_cause=config-change&sort=oldest&year_from=2019" {
 		t.Errorf("state URL %s", got)
+	}
+}
+
+// A case page shows the facts it has and says once which it lacks, leaves
+// out sections with nothing in them, links its tags, and names each source
+// by its title and site rather than a bare URL.
+func TestCasePageShowsWhatIsKnown(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	body := get(t, h, "GET", "/cases/IL-0003", nil).Body.String()
+	for _, unwanted := range []string{"<dd>–</dd>", "<p>–</p>", `id="lessons-h"`, `id="actions-h"`} {
+		if strings.Contains(body, unwanted) {
+			t.Errorf("case page has %q: an empty fact or section is shown", unwanted)
+		}
+	}
+	if strings.Count(body, "Not given by the sources") != 1 {
+		t.Error("the unknown facts are not named exactly once")
+	}
+	body = get(t, h, "GET", "/cases/IL-0001", nil).Body.String()
+	for _, want := range []string{`<a class="tag" href="/search?component=`, `<h2 id="cause-h">Cause</h2>`, `<nav class="outline"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("case page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, `rel="external noopener">https://`) {
+		t.Error("a source's link text is a bare URL")
 	}
 }
