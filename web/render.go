@@ -99,6 +99,7 @@ type page struct {
 	Canonical   string // absolute URL, or "" for none
 	Nav         string // which top-level section is current
 	Query       string // echoed in the header's search box
+	OGType      string // OpenGraph type: "article" for a case, "website" otherwise
 	NoIndex     bool   // ask robots not to index (search and error pages)
 	Feed        string // the Atom feed's URL
 	CSSURL      string

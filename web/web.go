@@ -91,6 +91,9 @@ func (s *server) routes() http.Handler {
 	mux.Handle("GET /sitemap.xml", s.page(s.showSitemap))
 	mux.Handle("GET /robots.txt", s.page(s.showRobots))
 	mux.Handle("GET /static/{file}", s.page(s.showStatic))
+	// Browsers ask for /favicon.ico whatever the page links; send them to
+	// the icon.
+	mux.Handle("GET /favicon.ico", http.RedirectHandler("/static/icon.svg", http.StatusMovedPermanently))
 	mux.Handle("GET /", s.page(s.showNotFound))
 	return mux
 }

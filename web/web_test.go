@@ -90,8 +90,9 @@ func TestStatusAndContentType(t *testing.T) {
 		{"/cases/IL-0003", 200, "text/html; charset=utf-8", []string{`<time datetime="2019-12">Dec 2019</time>`, "not checked", "Not given by the sources: severity,"}},
 		{"/cases/IL-0004", 200, "text/html; charset=utf-8", []string{`<time datetime="2018">2018</time>`}},
 		{"/cases/il-0001", 301, "", nil},
-		{"/cases/IL-9999", 404, "text/html; charset=utf-8", []string{"no case IL-9999 in the library"}},
-		{"/cases/not-an-id", 404, "text/html; charset=utf-8", []string{"case IDs look like IL-0561"}},
+		{"/cases/IL-9999", 404, "text/html; charset=utf-8", []string{"The library has no case IL-9999.", `aria-label="Search the library instead"`}},
+		{"/cases/not-an-id", 404, "text/html; charset=utf-8", []string{"Case IDs look like IL-0561"}},
+		{"/favicon.ico", 301, "", nil},
 		{"/cases", 301, "", nil},
 		{"/root-causes", 200, "text/html; charset=utf-8", []string{"Configuration change", "2 cases", "Software defect", "1 case"}},
 		{"/components", 200, "text/html; charset=utf-8", []string{"<h2>Database</h2>", "Application database"}},
@@ -405,5 +406,25 @@ func TestCasePageShowsWhatIsKnown(t *testing.T) {
 	}
 	if strings.Contains(body, `rel="external noopener">https://`) {
 		t.Error("a source's link text is a bare URL")
+	}
+}
+
+// Pages for people never show a parameter's name as a label, and an
+// invalid search shows no count of results it did not run.
+func TestErrorPagesForReaders(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	body := get(t, h, "GET", "/cases/IL-9999", nil).Body.String()
+	if strings.Contains(body, "id: ") {
+		t.Errorf("the 404 page of a case speaks in parameter names:\n%s", body)
+	}
+	w := get(t, h, "GET", "/search?sort=sideways", nil)
+	if w.Code != 400 || strings.Contains(w.Body.String(), "0 cases") {
+		t.Errorf("an invalid search: %d, and the page counts results it did not run", w.Code)
+	}
+	body = get(t, h, "GET", "/cases/IL-0001", nil).Body.String()
+	for _, want := range []string{`<meta property="og:type" content="article">`, `<meta property="og:url" content="https://incidents.example/cases/IL-0001">`, `<meta name="twitter:card"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("case page lacks %s", want)
+		}
 	}
 }
