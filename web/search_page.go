@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -267,7 +268,11 @@ func (s *server) showSearchPage(w http.ResponseWriter, r *http.Request) error {
 	sp.Pager = newPager(res, func(n int) string { return pageURL("/search", state, n) })
 	sp.Filtered = !q.Filters.IsZero()
 	for _, f := range incidentlib.Facets {
-		sp.Facets = append(sp.Facets, s.filterGroup(f, res.Facets[f], q.Filters.Of(f)))
+		g := s.filterGroup(f, res.Facets[f], q.Filters.Of(f))
+		if f == incidentlib.FacetComponent {
+			s.countGroups(r.Context(), q, &g)
+		}
+		sp.Facets = append(sp.Facets, g)
 	}
 	sp.Sev = filterGroup{Param: "severity", Title: "Severity"}
 	for _, t := range s.vocab.Severities() {
@@ -299,6 +304,25 @@ func (s *server) showSearchPage(w http.ResponseWriter, r *http.Request) error {
 	p.Content = sp
 	// A bad parameter still shows the form, with the message by it.
 	return s.renderStatus(w, status, "search", p)
+}
+
+// countGroups gives a ticked component group its real count: the cases of
+// the result set with any of its members, which is the total of the same
+// search narrowed to the group alone within the component filter.
+func (s *server) countGroups(ctx context.Context, q incidentlib.Query, g *filterGroup) {
+	for _, opts := range [][]filterOption{g.Options, g.More} {
+		for i := range opts {
+			if _, isGroup := s.vocab.Group(opts[i].Value); !isGroup || !opts[i].Checked {
+				continue
+			}
+			gq := q
+			gq.Filters.Components = []string{opts[i].Value}
+			gq.Page, gq.PerPage = 1, 1
+			if res, err := s.lib.SearchCases(ctx, gq); err == nil {
+				opts[i].Count = res.Total
+			}
+		}
+	}
 }
 
 // filterGroup builds a facet's checkboxes: the terms the result set holds,

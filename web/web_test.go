@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"context"
 	"flag"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -426,5 +427,73 @@ func TestErrorPagesForReaders(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("case page lacks %s", want)
 		}
+	}
+}
+
+// Every narrowing link on a topic page leads to a page that lists exactly
+// as many cases as the link's count says, on the topic page and on each
+// narrowed page it leads to.
+func TestTopicFacetCountsMatchTheirPages(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	link := regexp.MustCompile(`<li(?: class="chosen")?><a href="([^"]+)"(?: aria-current="true")?>[^<]*</a> <span class="n">(\d+)</span>`)
+	total := regexp.MustCompile(`<h2 id="cases-h">Cases <span class="count">(\d+) cases?</span>`)
+	seen := map[string]bool{}
+	queue := []string{"/components/load-balancer", "/root-causes/software-bug", "/contributing-factors/retry-amplification", "/components/database"}
+	checked := 0
+	for len(queue) > 0 && checked < 200 {
+		page := queue[0]
+		queue = queue[1:]
+		if seen[page] {
+			continue
+		}
+		seen[page] = true
+		w := get(t, h, "GET", page, nil)
+		if w.Code != 200 {
+			t.Errorf("%s: %d", page, w.Code)
+			continue
+		}
+		body := w.Body.String()
+		side := body
+		if i := strings.Index(body, `<aside class="side">`); i >= 0 {
+			side = body[i:]
+		}
+		for _, m := range link.FindAllStringSubmatch(side, -1) {
+			target := html.UnescapeString(m[1])
+			if !strings.Contains(target, "?") && !strings.HasPrefix(target, strings.SplitN(page, "?", 2)[0]) {
+				continue // "Components involved" links to other topics
+			}
+			if strings.Contains(m[0], `class="chosen"`) {
+				continue // the link that widens again
+			}
+			tw := get(t, h, "GET", target, nil)
+			tm := total.FindStringSubmatch(tw.Body.String())
+			if tw.Code != 200 || tm == nil {
+				t.Errorf("%s links to %s: %d, no total", page, target, tw.Code)
+				continue
+			}
+			if tm[1] != m[2] {
+				t.Errorf("%s: the link to %s says %s cases, the page lists %s", page, target, m[2], tm[1])
+			}
+			checked++
+			queue = append(queue, target)
+		}
+	}
+	if checked < 5 {
+		t.Errorf("only %d facet links checked; the fixture should offer more", checked)
+	}
+}
+
+// A ticked component group shows how many of the listed cases it holds,
+// not zero.
+func TestTickedGroupCount(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	body := get(t, h, "GET", "/search?component=database", nil).Body.String()
+	m := regexp.MustCompile(`id="f-component-database"[^>]*checked[^>]*>[\s\S]*?<span class="n">(\d+)</span>`).FindStringSubmatch(body)
+	total := regexp.MustCompile(`<h2 id="results-h">Results <span class="count">(\d+) cases?</span>`).FindStringSubmatch(body)
+	if m == nil || total == nil {
+		t.Fatalf("no ticked group or no total on the page")
+	}
+	if m[1] == "0" || m[1] != total[1] {
+		t.Errorf("ticked group counts %s, the page lists %s", m[1], total[1])
 	}
 }
