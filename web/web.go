@@ -87,6 +87,7 @@ func (s *server) routes() http.Handler {
 		mux.Handle("GET /"+f.PathSegment()+"/{slug}", s.page(s.topicPage(f)))
 	}
 	mux.Handle("GET /charts", s.page(s.showChartsPage))
+	mux.Handle("GET /agents", s.page(s.showAgentsPage))
 	mux.Handle("GET /feed.atom", s.page(s.showFeed))
 	mux.Handle("GET /sitemap.xml", s.page(s.showSitemap))
 	mux.Handle("GET /robots.txt", s.page(s.showRobots))

@@ -94,6 +94,7 @@ func TestStatusAndContentType(t *testing.T) {
 		{"/cases/IL-9999", 404, "text/html; charset=utf-8", []string{"The library has no case IL-9999.", `aria-label="Search the library instead"`}},
 		{"/cases/not-an-id", 404, "text/html; charset=utf-8", []string{"Case IDs look like IL-0561"}},
 		{"/favicon.ico", 301, "", nil},
+		{"/agents", 200, "text/html; charset=utf-8", []string{"claude mcp add --transport http incidentlib https://incidents.example/mcp", "[mcp_servers.incidentlib]", ".cursor/mcp.json"}},
 		{"/cases", 301, "", nil},
 		{"/root-causes", 200, "text/html; charset=utf-8", []string{"Configuration change", "2 cases", "Software defect", "1 case"}},
 		{"/components", 200, "text/html; charset=utf-8", []string{"<h2>Database</h2>", "Application database"}},
