@@ -140,6 +140,30 @@ func TestBrowserPages(t *testing.T) {
 	if got := b.text("h1"); got != "Connect an AI tool" {
 		t.Errorf("/agents heading %q", got)
 	}
+	// The theme toggle: shown when scripts run, it switches the scheme
+	// whatever the system says, and the choice survives a reload.
+	b.colorScheme("light")
+	b.open("/")
+	if b.eval(`String(document.getElementById('theme-toggle').hidden)`) != "false" {
+		t.Error("the theme toggle is hidden although scripts run")
+	}
+	bg := func() string { return b.eval(`getComputedStyle(document.body).backgroundColor`) }
+	light := bg()
+	b.do("choose light", chromedp.Click(chromedp.ID("theme-toggle")))
+	b.do("choose dark", chromedp.Click(chromedp.ID("theme-toggle")))
+	if got := b.eval(`document.documentElement.dataset.theme || ""`); got != "dark" || bg() == light {
+		t.Errorf("after choosing dark: data-theme %q, background %s", got, bg())
+	}
+	b.open("/charts")
+	if bg() == light {
+		t.Error("the dark choice was not remembered on the next page")
+	}
+	b.screenshot("issue14-theme-dark-chosen")
+	b.do("back to the system's setting", chromedp.Click(chromedp.ID("theme-toggle")))
+	if got := b.eval(`document.documentElement.dataset.theme || ""`); got != "" || bg() != light {
+		t.Errorf("back to the system's setting: data-theme %q, background %s", got, bg())
+	}
+
 	// A case page uses a wide screen: outline left, key facts right.
 	b.open("/cases/IL-0561")
 	if got := b.eval(`getComputedStyle(document.querySelector('.outline')).display`); got != "block" {

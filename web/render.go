@@ -33,6 +33,7 @@ type templates struct {
 	// cached for a year and still change the moment the file does.
 	cssURL  string
 	iconURL string
+	jsURL   string
 }
 
 var funcs = template.FuncMap{
@@ -71,6 +72,7 @@ func parseTemplates() (*templates, error) {
 	}
 	t.cssURL = "/static/style.css?v=" + staticHash("style.css")
 	t.iconURL = "/static/icon.svg?v=" + staticHash("icon.svg")
+	t.jsURL = "/static/theme.js?v=" + staticHash("theme.js")
 	return t, nil
 }
 
@@ -88,7 +90,7 @@ func (t *templates) execute(w io.Writer, page string, data *page) error {
 	if !ok {
 		return fmt.Errorf("web: no template %q", page)
 	}
-	data.CSSURL, data.IconURL = t.cssURL, t.iconURL
+	data.CSSURL, data.IconURL, data.ThemeJSURL = t.cssURL, t.iconURL, t.jsURL
 	return tp.ExecuteTemplate(w, "layout.html", data)
 }
 
@@ -104,6 +106,7 @@ type page struct {
 	Feed        string // the Atom feed's URL
 	CSSURL      string
 	IconURL     string
+	ThemeJSURL  string
 	Content     any
 }
 
@@ -151,6 +154,8 @@ func (s *server) showStatic(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 	case ".svg":
 		w.Header().Set("Content-Type", "image/svg+xml")
+	case ".js":
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 	default:
 		w.Header().Set("Content-Type", "application/octet-stream")
 	}
