@@ -37,13 +37,29 @@ type templates struct {
 }
 
 var funcs = template.FuncMap{
-	"dash":   dash,
-	"paras":  paragraphs,
-	"add":    func(a, b int) int { return a + b },
-	"plural": plural,
-	"join":   strings.Join,
-	"lower":  strings.ToLower,
-	"num":    func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"dash":    dash,
+	"paras":   paragraphs,
+	"add":     func(a, b int) int { return a + b },
+	"plural":  plural,
+	"join":    strings.Join,
+	"lower":   strings.ToLower,
+	"num":     func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"wrapurl": wrapURL,
+}
+
+// wrapURL prints a URL with a line-break opportunity after each slash, so
+// that on a narrow screen it wraps between its parts rather than inside a
+// word or off the edge.
+func wrapURL(u string) template.HTML {
+	origin, path := "", u
+	if i := strings.Index(u, "://"); i >= 0 {
+		origin, path = u[:i+3], u[i+3:]
+	}
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		parts[i] = template.HTMLEscapeString(p)
+	}
+	return template.HTML(template.HTMLEscapeString(origin) + strings.Join(parts, "/<wbr>"))
 }
 
 func parseTemplates() (*templates, error) {

@@ -232,6 +232,17 @@ var sortLabels = map[incidentlib.Sort]string{
 // showSearchPage renders /search: full-text search with facet filters,
 // sort and pagination, all held in the URL.
 func (s *server) showSearchPage(w http.ResponseWriter, r *http.Request) error {
+	// The form sends every field, empty ones too ("&year_from=&year_to="):
+	// send the browser to the same search without them, so the URL it
+	// shows and shares says only what the search is.
+	if clean, changed := withoutEmpty(r.URL.Query()); changed {
+		target := "/search"
+		if len(clean) > 0 {
+			target += "?" + clean.Encode()
+		}
+		http.Redirect(w, r, target, http.StatusSeeOther)
+		return nil
+	}
 	q, qerr := parseQuery(r.URL.Query())
 	var res *incidentlib.SearchResult
 	if qerr == nil {
@@ -368,4 +379,20 @@ func (s *server) filterGroup(f incidentlib.Facet, counts []incidentlib.FacetCoun
 		g.Options = opts
 	}
 	return g
+}
+
+// withoutEmpty drops the parameters with no value and reports whether any
+// was dropped.
+func withoutEmpty(v url.Values) (url.Values, bool) {
+	out, changed := url.Values{}, false
+	for k, vals := range v {
+		for _, x := range vals {
+			if strings.TrimSpace(x) == "" {
+				changed = true
+				continue
+			}
+			out.Add(k, x)
+		}
+	}
+	return out, changed
 }

@@ -84,7 +84,7 @@ func TestStatusAndContentType(t *testing.T) {
 		{"/cases/IL-0001", 200, "text/html; charset=utf-8", []string{
 			"2h 13m", "7m", "5 Mar 2024 14:02 UTC", "Major", "(estimated Q2 2024)", "archived copy",
 			"checked against a stored copy of the source (the official status page)",
-			"https://incidents.example/api/v1/cases/IL-0001/similar", "https://incidents.example/mcp",
+			"https://incidents.example/api/v1/cases/IL-0001/similar", "https://incidents.example/<wbr>mcp",
 			`href="/root-causes/config-change"`, `href="/symptoms/high-latency"`, `href="/contributing-factors/retry-amplification"`,
 			"This case involves", "IL-0002", "same root cause"}},
 		{"/cases/IL-0002", 200, "text/html; charset=utf-8", []string{"20 Nov 2023", "partly checked", "The duration is not stated."}},
@@ -505,5 +505,15 @@ func TestTickedGroupCount(t *testing.T) {
 	}
 	if m[1] == "0" || m[1] != total[1] {
 		t.Errorf("ticked group counts %s, the page lists %s", m[1], total[1])
+	}
+}
+
+// A search sent from the form with empty fields lands on the same search
+// without them.
+func TestSearchFormDropsEmptyFields(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	w := get(t, h, "GET", "/search?q=retries&year_from=&year_to=&root_cause=software-bug", nil)
+	if w.Code != 303 || w.Header().Get("Location") != "/search?q=retries&root_cause=software-bug" {
+		t.Errorf("%d %q, want 303 to the search without empty fields", w.Code, w.Header().Get("Location"))
 	}
 }
