@@ -109,7 +109,7 @@ func (s *Server) SetReady(h Handlers) {
 		mux.Handle("/api/v1", http.RedirectHandler("/api/v1/", http.StatusMovedPermanently))
 	}
 	if h.MCP != nil {
-		mux.Handle("/mcp", h.MCP)
+		mux.Handle("/mcp", browserToAgentsPage(h.MCP))
 		mux.Handle("/mcp/", h.MCP)
 	}
 	if h.Web != nil {
@@ -230,4 +230,18 @@ func routeGroup(path string) string {
 		return "static"
 	}
 	return "web"
+}
+
+// browserToAgentsPage sends a person who opens /mcp in a browser to the
+// page about connecting AI tools. MCP clients are not affected: they POST,
+// or GET asking for an event stream, never for HTML.
+func browserToAgentsPage(mcp http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		accept := r.Header.Get("Accept")
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.Contains(accept, "text/html") && !strings.Contains(accept, "text/event-stream") {
+			http.Redirect(w, r, "/agents", http.StatusSeeOther)
+			return
+		}
+		mcp.ServeHTTP(w, r)
+	})
 }

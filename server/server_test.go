@@ -92,5 +92,27 @@ func TestReadyWhileDegraded(t *testing.T) {
 	why = ""
 	if code, body, _ := get(t, h, "/readyz"); code != 200 || strings.Contains(body, "degraded") {
 		t.Errorf("/readyz after recovery: %d %q, want plain ready", code, body)
+
+// A person who opens /mcp in a browser lands on the page about connecting
+// AI tools; MCP clients still reach the MCP handler.
+func TestMCPInABrowser(t *testing.T) {
+	s := New(Config{})
+	s.SetReady(Handlers{Web: http.NotFoundHandler(), MCP: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "mcp") })})
+	h := s.Handler()
+	r := httptest.NewRequest("GET", "/mcp", nil)
+	r.Header.Set("Accept", "text/html,application/xhtml+xml")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != 303 || w.Header().Get("Location") != "/agents" {
+		t.Errorf("a browser on /mcp: %d %q, want a redirect to /agents", w.Code, w.Header().Get("Location"))
+	}
+	for _, accept := range []string{"text/event-stream", "application/json, text/event-stream"} {
+		r := httptest.NewRequest("GET", "/mcp", nil)
+		r.Header.Set("Accept", accept)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Body.String() != "mcp" {
+			t.Errorf("an MCP client (Accept %q) did not reach the MCP handler", accept)
+		}
 	}
 }

@@ -28,9 +28,12 @@ type relatedView struct {
 func (s *server) showCasePage(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	c, err := s.lib.FindCaseByID(r.Context(), id)
-	if incidentlib.ErrorCode(err) == incidentlib.EINVALID {
-		// A malformed ID in a path is a page that does not exist.
-		return &incidentlib.Error{Code: incidentlib.ENOTFOUND, Message: incidentlib.ErrorMessage(err)}
+	switch incidentlib.ErrorCode(err) {
+	case incidentlib.EINVALID, incidentlib.ENOTFOUND:
+		// A malformed ID in a path is a page that does not exist; either
+		// way the reader is told in words, not in a parameter's terms.
+		return &incidentlib.Error{Code: incidentlib.ENOTFOUND, Message: "The library has no case " + truncate(id, 40) +
+			". Case IDs look like IL-0561; search for the company or the outage to find it."}
 	}
 	if err != nil {
 		return err
@@ -47,6 +50,7 @@ func (s *server) showCasePage(w http.ResponseWriter, r *http.Request) error {
 	cv := s.caseView(c)
 	p := s.newPage(r, c.ID+": "+c.Title)
 	p.Description = c.Title
+	p.OGType = "article"
 	p.Canonical = base + cv.URL
 	cp := casePage{
 		Case:    cv,

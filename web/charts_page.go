@@ -28,13 +28,21 @@ type chart struct {
 	Markers []marker
 	Table   []tableRow
 	Head    [2]string
+	// Narrow is the same chart laid out for a phone: horizontal bars with
+	// their labels in full, drawn at the size it is shown, so its text
+	// stays as large as the page's. The page shows one or the other.
+	Narrow *chart
 }
 
 type bar struct {
 	X, Y, W, H float64
 	Value      int
 	Label      string
-	URL        string
+	// Note follows the value ("median"), in the narrow layout.
+	Note string
+	// LabelAnchor is how the label aligns at LabelX: "end" (left of the
+	// bar, the default) or "start" (over it).
+	LabelAnchor string
 	// ValueX, ValueY place the count by the bar.
 	ValueX, ValueY float64
 	LabelX, LabelY float64
@@ -190,19 +198,84 @@ func perYearChart(cases []*incidentlib.Case) chart {
 		h := plotH * float64(c) / float64(top2)
 		x := left + slot*float64(i) + slot*0.15
 		b := bar{X: x, Y: top + plotH - h, W: slot * 0.7, H: h, Value: c, Label: strconv.Itoa(y),
-			URL:    "/search?year_from=" + strconv.Itoa(y) + "&year_to=" + strconv.Itoa(y),
 			ValueX: x + slot*0.35, ValueY: top + plotH - h - 4}
+		if slot < minValueSlot {
+			// Counts of neighbouring years would run into each other
+			// ("1313"): the table and each bar's tooltip carry them.
+			b.ValueX = 0
+		}
 		ch.Bars = append(ch.Bars, b)
 		if i%labelEvery == 0 || i == n-1 {
 			ch.Labels = append(ch.Labels, axisLabel{X: x + slot*0.35, Y: top + plotH + 18, Text: strconv.Itoa(y), Anchor: "middle"})
 		}
-		ch.Table = append(ch.Table, tableRow{Label: strconv.Itoa(y), URL: b.URL, Value: strconv.Itoa(c)})
+		url := "/search?year_from=" + strconv.Itoa(y) + "&year_to=" + strconv.Itoa(y)
+		ch.Table = append(ch.Table, tableRow{Label: strconv.Itoa(y), URL: url, Value: strconv.Itoa(c)})
 		if c > busiestN {
 			busiest, busiestN = y, c
 		}
 	}
 	ch.Desc = "Bar chart of cases by the year each incident started, " + strconv.Itoa(minY) + " to " + strconv.Itoa(maxY) +
 		". The busiest year is " + strconv.Itoa(busiest) + " with " + plural(busiestN, "case", "cases") + "."
+	var rows []hrow
+	for y := maxY; y >= minY; y-- {
+		if counts[y] > 0 {
+			rows = append(rows, hrow{label: strconv.Itoa(y), n: counts[y]})
+		}
+	}
+	ch.Narrow = narrowChart(ch, rows, false)
+	ch.Narrow.Desc = ch.Desc + " Years without a case are left out."
+	return ch
+}
+
+// minValueSlot is the narrowest bar slot, in chart units, that still has
+// room for its count above the bar.
+const minValueSlot = 22.0
+
+// hrow is one bar of a narrow chart.
+type hrow struct {
+	label string
+	n     int
+	note  string
+}
+
+// narrowWidth is the width of the phone layout, in chart units: about the
+// width of a 390 px screen less the page's margins, so it is drawn at
+// close to 1:1 and its 13 px text stays 13 px.
+const narrowWidth = 350
+
+// narrowChart lays rows out as horizontal bars for a phone. With
+// labelAbove, each label has a line of its own over its bar (long names);
+// otherwise it stands to the left (years).
+func narrowChart(wide chart, rows []hrow, labelAbove bool) *chart {
+	ch := &chart{ID: wide.ID + "-narrow", Title: wide.Title, Desc: wide.Desc, Width: narrowWidth}
+	maxC := 1
+	for _, r := range rows {
+		maxC = max(maxC, r.n)
+	}
+	const right, barH = 90.0, 14.0
+	longest := 0
+	for _, r := range rows {
+		longest = max(longest, len([]rune(r.label)))
+	}
+	left, rowH := 14+8.2*float64(longest), 22.0
+	if labelAbove {
+		left, rowH = 0, 38
+	}
+	plotW := float64(narrowWidth) - left - right
+	for i, r := range rows {
+		y := 4 + rowH*float64(i)
+		barY := y + (rowH-barH)/2
+		b := bar{Label: r.label, Value: r.n, Note: r.note, LabelX: left - 6, LabelY: barY + barH - 2, LabelAnchor: "end"}
+		if labelAbove {
+			barY = y + 18
+			b.LabelX, b.LabelY, b.LabelAnchor = 0.1, y+13, "start" // a non-zero x marks the label as present
+		}
+		w := max(plotW*float64(r.n)/float64(maxC), 1)
+		b.X, b.Y, b.W, b.H = left, barY, w, barH
+		b.ValueX, b.ValueY = left+w+5, barY+barH-2
+		ch.Bars = append(ch.Bars, b)
+	}
+	ch.Height = int(8 + rowH*float64(len(rows)))
 	return ch
 }
 
@@ -228,8 +301,15 @@ func (s *server) rootCauseChart(cases []*incidentlib.Case, st *incidentlib.Stats
 	if undisclosed > 0 {
 		rows = append(rows, row{"Not disclosed", "", undisclosed})
 	}
-	const left, right, top, rowH = 230.0, 40.0, 8.0, 24.0
+	const right, top, rowH = 40.0, 8.0, 24.0
 	ch := chart{ID: "by-root-cause", Title: "Cases by root cause", Width: 640, Head: [2]string{"Root cause", "Cases"}}
+	// The label column fits the longest name (12 px text averages under
+	// 7 units a character), so none is clipped.
+	longest := 0
+	for _, r := range rows {
+		longest = max(longest, len([]rune(r.label)))
+	}
+	left := min(16+7.8*float64(longest), 360)
 	ch.Height = int(top*2 + rowH*float64(len(rows)))
 	maxC := 1
 	for _, r := range rows {
@@ -239,14 +319,19 @@ func (s *server) rootCauseChart(cases []*incidentlib.Case, st *incidentlib.Stats
 	for i, r := range rows {
 		y := top + rowH*float64(i)
 		w := plotW * float64(r.n) / float64(maxC)
-		ch.Bars = append(ch.Bars, bar{X: left, Y: y + 4, W: w, H: rowH - 8, Value: r.n, Label: r.label, URL: r.url,
-			ValueX: left + w + 6, ValueY: y + rowH/2 + 4, LabelX: left - 8, LabelY: y + rowH/2 + 4})
+		ch.Bars = append(ch.Bars, bar{X: left, Y: y + 4, W: w, H: rowH - 8, Value: r.n, Label: r.label,
+			ValueX: left + w + 6, ValueY: y + rowH/2 + 4, LabelX: left - 8, LabelY: y + rowH/2 + 4, LabelAnchor: "end"})
 		ch.Table = append(ch.Table, tableRow{Label: r.label, URL: r.url, Value: strconv.Itoa(r.n)})
 	}
 	ch.Desc = "Horizontal bar chart of cases per root cause, most common first."
 	if len(rows) > 0 {
 		ch.Desc += " The most common is " + rows[0].label + " with " + plural(rows[0].n, "case", "cases") + "."
 	}
+	narrow := make([]hrow, len(rows))
+	for i, r := range rows {
+		narrow[i] = hrow{label: r.label, n: r.n}
+	}
+	ch.Narrow = narrowChart(ch, narrow, true)
 	return ch
 }
 
@@ -277,7 +362,7 @@ func binOf(d time.Duration) int {
 }
 
 func resolveChart(ds []time.Duration, med, p90 time.Duration) chart {
-	const left, right, top, bottom = 40.0, 10.0, 34.0, 40.0
+	const left, right, top, bottom = 40.0, 10.0, 46.0, 40.0
 	ch := chart{ID: "time-to-resolve", Title: "Time to resolve", Width: 640, Height: 280, Head: [2]string{"Time to resolve", "Cases"}}
 	counts := make([]int, len(resolveBins))
 	for _, d := range ds {
@@ -313,23 +398,46 @@ func resolveChart(ds []time.Duration, med, p90 time.Duration) chart {
 		return left + slot*(float64(i)+f)
 	}
 	mx, px := xOf(med), xOf(p90)
+	// Each marker's label stands on its own line above the plot, clear of
+	// the bars' counts and of the other marker's line.
 	ch.Markers = []marker{
-		{X: mx, Y1: top - 4, Y2: top + plotH, Text: "median " + incidentlib.FormatDuration(med), TX: mx - 4, TY: top - 8, Anchor: "end", Class: "median"},
-		{X: px, Y1: top - 4, Y2: top + plotH, Text: "90th percentile " + incidentlib.FormatDuration(p90), TX: px + 4, TY: top - 8, Anchor: "start", Class: "p90"},
+		{X: mx, Y1: top - 16, Y2: top + plotH, Text: "median " + incidentlib.FormatDuration(med), TX: mx - 8, TY: top - 22, Anchor: "end", Class: "median"},
+		{X: px, Y1: top - 2, Y2: top + plotH, Text: "90th percentile " + incidentlib.FormatDuration(p90), TX: px + 8, TY: top - 6, Anchor: "start", Class: "p90"},
 	}
-	// Keep the labels inside the chart and off each other.
 	if px > float64(ch.Width)-170 {
-		ch.Markers[1].TX, ch.Markers[1].Anchor = px-4, "end"
-		ch.Markers[1].TY = top - 22
-	} else if px-mx < 4 {
-		ch.Markers[1].TY = top - 22
+		ch.Markers[1].TX, ch.Markers[1].Anchor = px-8, "end"
 	}
 	if mx < left+110 {
-		ch.Markers[0].TX, ch.Markers[0].Anchor = mx+4, "start"
-		ch.Markers[1].TY = top - 22
+		ch.Markers[0].TX, ch.Markers[0].Anchor = mx+8, "start"
+	}
+	// Counts above the bars stay below the markers' labels and clear of
+	// their lines.
+	for i := range ch.Bars {
+		b := &ch.Bars[i]
+		b.ValueY = max(b.ValueY, top+12)
+		for _, m := range ch.Markers {
+			if d := b.ValueX - m.X; math.Abs(d) < 14 {
+				if d < 0 {
+					b.ValueX = m.X - 14
+				} else {
+					b.ValueX = m.X + 14
+				}
+			}
+		}
 	}
 	ch.Desc = "Histogram of the time from the start of each incident to its resolution, for the " + plural(len(ds), "case", "cases") +
 		" where it is known. Median " + incidentlib.FormatDuration(med) + ", 90th percentile " + incidentlib.FormatDuration(p90) + "."
+	rows := make([]hrow, len(resolveBins))
+	for i, b := range resolveBins {
+		rows[i] = hrow{label: b.label, n: counts[i]}
+	}
+	rows[binOf(med)].note = "median"
+	if binOf(p90) == binOf(med) {
+		rows[binOf(p90)].note = "median, p90"
+	} else {
+		rows[binOf(p90)].note = "p90"
+	}
+	ch.Narrow = narrowChart(ch, rows, false)
 	return ch
 }
 

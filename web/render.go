@@ -33,16 +33,33 @@ type templates struct {
 	// cached for a year and still change the moment the file does.
 	cssURL  string
 	iconURL string
+	jsURL   string
 }
 
 var funcs = template.FuncMap{
-	"dash":   dash,
-	"paras":  paragraphs,
-	"add":    func(a, b int) int { return a + b },
-	"plural": plural,
-	"join":   strings.Join,
-	"lower":  strings.ToLower,
-	"num":    func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"dash":    dash,
+	"paras":   paragraphs,
+	"add":     func(a, b int) int { return a + b },
+	"plural":  plural,
+	"join":    strings.Join,
+	"lower":   strings.ToLower,
+	"num":     func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"wrapurl": wrapURL,
+}
+
+// wrapURL prints a URL with a line-break opportunity after each slash, so
+// that on a narrow screen it wraps between its parts rather than inside a
+// word or off the edge.
+func wrapURL(u string) template.HTML {
+	origin, path := "", u
+	if i := strings.Index(u, "://"); i >= 0 {
+		origin, path = u[:i+3], u[i+3:]
+	}
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		parts[i] = template.HTMLEscapeString(p)
+	}
+	return template.HTML(template.HTMLEscapeString(origin) + strings.Join(parts, "/<wbr>"))
 }
 
 func parseTemplates() (*templates, error) {
@@ -71,6 +88,7 @@ func parseTemplates() (*templates, error) {
 	}
 	t.cssURL = "/static/style.css?v=" + staticHash("style.css")
 	t.iconURL = "/static/icon.svg?v=" + staticHash("icon.svg")
+	t.jsURL = "/static/theme.js?v=" + staticHash("theme.js")
 	return t, nil
 }
 
@@ -88,7 +106,7 @@ func (t *templates) execute(w io.Writer, page string, data *page) error {
 	if !ok {
 		return fmt.Errorf("web: no template %q", page)
 	}
-	data.CSSURL, data.IconURL = t.cssURL, t.iconURL
+	data.CSSURL, data.IconURL, data.ThemeJSURL = t.cssURL, t.iconURL, t.jsURL
 	return tp.ExecuteTemplate(w, "layout.html", data)
 }
 
@@ -99,10 +117,12 @@ type page struct {
 	Canonical   string // absolute URL, or "" for none
 	Nav         string // which top-level section is current
 	Query       string // echoed in the header's search box
+	OGType      string // OpenGraph type: "article" for a case, "website" otherwise
 	NoIndex     bool   // ask robots not to index (search and error pages)
 	Feed        string // the Atom feed's URL
 	CSSURL      string
 	IconURL     string
+	ThemeJSURL  string
 	Content     any
 }
 
@@ -150,6 +170,8 @@ func (s *server) showStatic(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 	case ".svg":
 		w.Header().Set("Content-Type", "image/svg+xml")
+	case ".js":
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 	default:
 		w.Header().Set("Content-Type", "application/octet-stream")
 	}

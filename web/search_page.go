@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -231,6 +232,17 @@ var sortLabels = map[incidentlib.Sort]string{
 // showSearchPage renders /search: full-text search with facet filters,
 // sort and pagination, all held in the URL.
 func (s *server) showSearchPage(w http.ResponseWriter, r *http.Request) error {
+	// The form sends every field, empty ones too ("&year_from=&year_to="):
+	// send the browser to the same search without them, so the URL it
+	// shows and shares says only what the search is.
+	if clean, changed := withoutEmpty(r.URL.Query()); changed {
+		target := "/search"
+		if len(clean) > 0 {
+			target += "?" + clean.Encode()
+		}
+		http.Redirect(w, r, target, http.StatusSeeOther)
+		return nil
+	}
 	q, qerr := parseQuery(r.URL.Query())
 	var res *incidentlib.SearchResult
 	if qerr == nil {
@@ -267,7 +279,11 @@ func (s *server) showSearchPage(w http.ResponseWriter, r *http.Request) error {
 	sp.Pager = newPager(res, func(n int) string { return pageURL("/search", state, n) })
 	sp.Filtered = !q.Filters.IsZero()
 	for _, f := range incidentlib.Facets {
-		sp.Facets = append(sp.Facets, s.filterGroup(f, res.Facets[f], q.Filters.Of(f)))
+		g := s.filterGroup(f, res.Facets[f], q.Filters.Of(f))
+		if f == incidentlib.FacetComponent {
+			s.countGroups(r.Context(), q, &g)
+		}
+		sp.Facets = append(sp.Facets, g)
 	}
 	sp.Sev = filterGroup{Param: "severity", Title: "Severity"}
 	for _, t := range s.vocab.Severities() {
@@ -299,6 +315,25 @@ func (s *server) showSearchPage(w http.ResponseWriter, r *http.Request) error {
 	p.Content = sp
 	// A bad parameter still shows the form, with the message by it.
 	return s.renderStatus(w, status, "search", p)
+}
+
+// countGroups gives a ticked component group its real count: the cases of
+// the result set with any of its members, which is the total of the same
+// search narrowed to the group alone within the component filter.
+func (s *server) countGroups(ctx context.Context, q incidentlib.Query, g *filterGroup) {
+	for _, opts := range [][]filterOption{g.Options, g.More} {
+		for i := range opts {
+			if _, isGroup := s.vocab.Group(opts[i].Value); !isGroup || !opts[i].Checked {
+				continue
+			}
+			gq := q
+			gq.Filters.Components = []string{opts[i].Value}
+			gq.Page, gq.PerPage = 1, 1
+			if res, err := s.lib.SearchCases(ctx, gq); err == nil {
+				opts[i].Count = res.Total
+			}
+		}
+	}
 }
 
 // filterGroup builds a facet's checkboxes: the terms the result set holds,
@@ -344,4 +379,20 @@ func (s *server) filterGroup(f incidentlib.Facet, counts []incidentlib.FacetCoun
 		g.Options = opts
 	}
 	return g
+}
+
+// withoutEmpty drops the parameters with no value and reports whether any
+// was dropped.
+func withoutEmpty(v url.Values) (url.Values, bool) {
+	out, changed := url.Values{}, false
+	for k, vals := range v {
+		for _, x := range vals {
+			if strings.TrimSpace(x) == "" {
+				changed = true
+				continue
+			}
+			out.Add(k, x)
+		}
+	}
+	return out, changed
 }

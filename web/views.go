@@ -65,14 +65,28 @@ type caseView struct {
 	RootCause    *termLink
 	Components   []termLink
 	Factors      []termLink
-	Groups       []string // component group names, for the header tags
+	Groups       []termLink // component groups, for the header tags
 	Sources      []sourceView
+	// Facts are the key facts the sources give, in the page's order;
+	// Unknown names those they do not, so the page says it once.
+	Facts   []fact
+	Unknown []string
+}
+
+// fact is one known key fact.
+type fact struct {
+	Name, Value string
 }
 
 type sourceView struct {
 	incidentlib.Source
 	TypeName  string
 	Retrieved string
+	// Publisher is the site the source is on ("status.digitalocean.com"),
+	// shown beside its title; LinkText is what the link reads: the title,
+	// or the site and page when there is no title.
+	Publisher string
+	LinkText  string
 }
 
 func (s *server) caseView(c *incidentlib.Case) caseView {
@@ -116,11 +130,26 @@ func (s *server) caseView(c *incidentlib.Case) caseView {
 		}
 		seen[t.Group] = true
 		if g, ok := s.vocab.Group(t.Group); ok {
-			v.Groups = append(v.Groups, g.Name)
+			v.Groups = append(v.Groups, termLink{Facet: incidentlib.FacetComponent, Slug: g.Slug, Name: g.Name,
+				URL: "/search?component=" + url.QueryEscape(g.Slug)})
 		}
 	}
+	for _, f := range []fact{{"Severity", v.Severity}, {"Scope", c.Scope}, {"Users affected", c.UsersAffected},
+		{"Region", c.Region}, {"Time to detect", v.TTD}, {"Time to resolve", v.TTR}} {
+		if f.Value == "" || f.Value == "–" {
+			v.Unknown = append(v.Unknown, strings.ToLower(f.Name))
+			continue
+		}
+		v.Facts = append(v.Facts, f)
+	}
 	for _, src := range c.Sources {
-		sv := sourceView{Source: src, TypeName: src.Type}
+		sv := sourceView{Source: src, TypeName: src.Type, LinkText: src.Title}
+		if u, err := url.Parse(src.URL); err == nil && u.Host != "" {
+			sv.Publisher = strings.TrimPrefix(u.Host, "www.")
+			if sv.LinkText == "" {
+				sv.LinkText = sv.Publisher + strings.TrimSuffix(u.EscapedPath(), "/")
+			}
+		}
 		if t, ok := s.vocab.SourceType(src.Type); ok {
 			sv.TypeName = t.Name
 		}

@@ -87,10 +87,14 @@ func (s *server) routes() http.Handler {
 		mux.Handle("GET /"+f.PathSegment()+"/{slug}", s.page(s.topicPage(f)))
 	}
 	mux.Handle("GET /charts", s.page(s.showChartsPage))
+	mux.Handle("GET /agents", s.page(s.showAgentsPage))
 	mux.Handle("GET /feed.atom", s.page(s.showFeed))
 	mux.Handle("GET /sitemap.xml", s.page(s.showSitemap))
 	mux.Handle("GET /robots.txt", s.page(s.showRobots))
 	mux.Handle("GET /static/{file}", s.page(s.showStatic))
+	// Browsers ask for /favicon.ico whatever the page links; send them to
+	// the icon.
+	mux.Handle("GET /favicon.ico", http.RedirectHandler("/static/icon.svg", http.StatusMovedPermanently))
 	mux.Handle("GET /", s.page(s.showNotFound))
 	return mux
 }
@@ -163,9 +167,11 @@ func (s *server) showNotFound(w http.ResponseWriter, r *http.Request) error {
 	return incidentlib.Errorf(incidentlib.ENOTFOUND, "There is no page at %s.", truncate(r.URL.Path, 80))
 }
 
-// contentSecurityPolicy allows nothing but the site's own stylesheet and
-// images: the pages run no script at all.
-const contentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; " +
+// contentSecurityPolicy allows nothing but the site's own stylesheet,
+// images and one script file (the theme toggle, which the pages do not
+// need: without it they follow the system's light or dark setting). No
+// inline script, no other origin.
+const contentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; " +
 	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
 func securityHeaders(next http.Handler) http.Handler {

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"context"
 	"flag"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -83,15 +84,17 @@ func TestStatusAndContentType(t *testing.T) {
 		{"/cases/IL-0001", 200, "text/html; charset=utf-8", []string{
 			"2h 13m", "7m", "5 Mar 2024 14:02 UTC", "Major", "(estimated Q2 2024)", "archived copy",
 			"checked against a stored copy of the source (the official status page)",
-			"https://incidents.example/api/v1/cases/IL-0001/similar", "https://incidents.example/mcp",
+			"https://incidents.example/api/v1/cases/IL-0001/similar", "https://incidents.example/<wbr>mcp",
 			`href="/root-causes/config-change"`, `href="/symptoms/high-latency"`, `href="/contributing-factors/retry-amplification"`,
 			"This case involves", "IL-0002", "same root cause"}},
 		{"/cases/IL-0002", 200, "text/html; charset=utf-8", []string{"20 Nov 2023", "partly checked", "The duration is not stated."}},
-		{"/cases/IL-0003", 200, "text/html; charset=utf-8", []string{`<time datetime="2019-12">Dec 2019</time>`, "not checked", "<dd>–</dd>"}},
+		{"/cases/IL-0003", 200, "text/html; charset=utf-8", []string{`<time datetime="2019-12">Dec 2019</time>`, "not checked", "Not given by the sources: severity,"}},
 		{"/cases/IL-0004", 200, "text/html; charset=utf-8", []string{`<time datetime="2018">2018</time>`}},
 		{"/cases/il-0001", 301, "", nil},
-		{"/cases/IL-9999", 404, "text/html; charset=utf-8", []string{"no case IL-9999 in the library"}},
-		{"/cases/not-an-id", 404, "text/html; charset=utf-8", []string{"case IDs look like IL-0561"}},
+		{"/cases/IL-9999", 404, "text/html; charset=utf-8", []string{"The library has no case IL-9999.", `aria-label="Search the library instead"`}},
+		{"/cases/not-an-id", 404, "text/html; charset=utf-8", []string{"Case IDs look like IL-0561"}},
+		{"/favicon.ico", 301, "", nil},
+		{"/agents", 200, "text/html; charset=utf-8", []string{"claude mcp add --transport http incidentlib https://incidents.example/mcp", "[mcp_servers.incidentlib]", ".cursor/mcp.json"}},
 		{"/cases", 301, "", nil},
 		{"/root-causes", 200, "text/html; charset=utf-8", []string{"Configuration change", "2 cases", "Software defect", "1 case"}},
 		{"/components", 200, "text/html; charset=utf-8", []string{"<h2>Database</h2>", "Application database"}},
@@ -153,7 +156,7 @@ func TestCaseTextIsEscaped(t *testing.T) {
 	_, h := newFixtureHandler(t)
 	for _, target := range []string{"/cases/IL-0004", "/search?q=retries", "/search", "/", "/feed.atom", "/cases/IL-0003"} {
 		t.Run(target, func(t *testing.T) {
-			body := get(t, h, "GET", target, nil).Body.String()
+			body := themeScript.ReplaceAllString(get(t, h, "GET", target, nil).Body.String(), "")
 			for _, bad := range []string{"<script", "<img", `href="javascript:`} {
 				if strings.Contains(strings.ToLower(body), bad) {
 					t.Errorf("%s holds raw %q", target, bad)
@@ -178,7 +181,7 @@ func TestSecurityHeaders(t *testing.T) {
 	for _, target := range []string{"/", "/cases/IL-0001", "/cases/IL-9999", "/search?sort=x", "/static/style.css"} {
 		w := get(t, h, "GET", target, nil)
 		csp := w.Header().Get("Content-Security-Policy")
-		if !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "unsafe-inline") || strings.Contains(csp, "script-src") {
+		if !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "unsafe-") || !strings.Contains(csp, "script-src 'self';") {
 			t.Errorf("%s: Content-Security-Policy %q is not strict", target, csp)
 		}
 		if got := w.Header().Get("X-Content-Type-Options"); got != "nosniff" {
@@ -190,13 +193,22 @@ func TestSecurityHeaders(t *testing.T) {
 	}
 }
 
-// No page carries a script, inline or not, nor an inline style or event
-// handler attribute, which the CSP would block anyway.
+// themeScript is the one script a page may load: the theme toggle, from
+// the site itself.
+var themeScript = regexp.MustCompile(`<script src="/static/theme\.js\?v=[0-9a-f]+"></script>`)
+
+// No page carries a script other than the theme toggle's file, nor an
+// inline script, style or event handler attribute, which the CSP would
+// block anyway.
 func TestNoScriptOrInlineStyle(t *testing.T) {
 	_, h := newFixtureHandler(t)
 	inline := regexp.MustCompile(`(?i)<script|<[^>]*\sstyle=|<[^>]*\son[a-z]+=`)
 	for _, target := range []string{"/", "/cases/IL-0001", "/root-causes/config-change", "/search?q=retries", "/charts", "/components", "/nope"} {
 		body := get(t, h, "GET", target, nil).Body.String()
+		if n := len(themeScript.FindAllString(body, -1)); n != 1 {
+			t.Errorf("%s loads the theme script %d times, want once", target, n)
+		}
+		body = themeScript.ReplaceAllString(body, "")
 		if m := inline.FindString(body); m != "" {
 			t.Errorf("%s holds %q", target, m)
 		}
@@ -380,5 +392,128 @@ func TestParseQueryKeepsState(t *testing.T) {
 	got := pageURL("/search", stateValues(q), q.Page)
 	if got != "/search?component=database&component=dns&page=3&q=retry+storm&root_cause=config-change&sort=oldest&year_from=2019" {
 		t.Errorf("state URL %s", got)
+	}
+}
+
+// A case page shows the facts it has and says once which it lacks, leaves
+// out sections with nothing in them, links its tags, and names each source
+// by its title and site rather than a bare URL.
+func TestCasePageShowsWhatIsKnown(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	body := get(t, h, "GET", "/cases/IL-0003", nil).Body.String()
+	for _, unwanted := range []string{"<dd>–</dd>", "<p>–</p>", `id="lessons-h"`, `id="actions-h"`} {
+		if strings.Contains(body, unwanted) {
+			t.Errorf("case page has %q: an empty fact or section is shown", unwanted)
+		}
+	}
+	if strings.Count(body, "Not given by the sources") != 1 {
+		t.Error("the unknown facts are not named exactly once")
+	}
+	body = get(t, h, "GET", "/cases/IL-0001", nil).Body.String()
+	for _, want := range []string{`<a class="tag" href="/search?component=`, `<h2 id="cause-h">Cause</h2>`, `<nav class="outline"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("case page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, `rel="external noopener">https://`) {
+		t.Error("a source's link text is a bare URL")
+	}
+}
+
+// Pages for people never show a parameter's name as a label, and an
+// invalid search shows no count of results it did not run.
+func TestErrorPagesForReaders(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	body := get(t, h, "GET", "/cases/IL-9999", nil).Body.String()
+	if strings.Contains(body, "id: ") {
+		t.Errorf("the 404 page of a case speaks in parameter names:\n%s", body)
+	}
+	w := get(t, h, "GET", "/search?sort=sideways", nil)
+	if w.Code != 400 || strings.Contains(w.Body.String(), "0 cases") {
+		t.Errorf("an invalid search: %d, and the page counts results it did not run", w.Code)
+	}
+	body = get(t, h, "GET", "/cases/IL-0001", nil).Body.String()
+	for _, want := range []string{`<meta property="og:type" content="article">`, `<meta property="og:url" content="https://incidents.example/cases/IL-0001">`, `<meta name="twitter:card"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("case page lacks %s", want)
+		}
+	}
+}
+
+// Every narrowing link on a topic page leads to a page that lists exactly
+// as many cases as the link's count says, on the topic page and on each
+// narrowed page it leads to.
+func TestTopicFacetCountsMatchTheirPages(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	link := regexp.MustCompile(`<li(?: class="chosen")?><a href="([^"]+)"(?: aria-current="true")?>[^<]*</a> <span class="n">(\d+)</span>`)
+	total := regexp.MustCompile(`<h2 id="cases-h">Cases <span class="count">(\d+) cases?</span>`)
+	seen := map[string]bool{}
+	queue := []string{"/components/load-balancer", "/root-causes/software-bug", "/contributing-factors/retry-amplification", "/components/database"}
+	checked := 0
+	for len(queue) > 0 && checked < 200 {
+		page := queue[0]
+		queue = queue[1:]
+		if seen[page] {
+			continue
+		}
+		seen[page] = true
+		w := get(t, h, "GET", page, nil)
+		if w.Code != 200 {
+			t.Errorf("%s: %d", page, w.Code)
+			continue
+		}
+		body := w.Body.String()
+		side := body
+		if i := strings.Index(body, `<aside class="side">`); i >= 0 {
+			side = body[i:]
+		}
+		for _, m := range link.FindAllStringSubmatch(side, -1) {
+			target := html.UnescapeString(m[1])
+			if !strings.Contains(target, "?") && !strings.HasPrefix(target, strings.SplitN(page, "?", 2)[0]) {
+				continue // "Components involved" links to other topics
+			}
+			if strings.Contains(m[0], `class="chosen"`) {
+				continue // the link that widens again
+			}
+			tw := get(t, h, "GET", target, nil)
+			tm := total.FindStringSubmatch(tw.Body.String())
+			if tw.Code != 200 || tm == nil {
+				t.Errorf("%s links to %s: %d, no total", page, target, tw.Code)
+				continue
+			}
+			if tm[1] != m[2] {
+				t.Errorf("%s: the link to %s says %s cases, the page lists %s", page, target, m[2], tm[1])
+			}
+			checked++
+			queue = append(queue, target)
+		}
+	}
+	if checked < 5 {
+		t.Errorf("only %d facet links checked; the fixture should offer more", checked)
+	}
+}
+
+// A ticked component group shows how many of the listed cases it holds,
+// not zero.
+func TestTickedGroupCount(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	body := get(t, h, "GET", "/search?component=database", nil).Body.String()
+	m := regexp.MustCompile(`id="f-component-database"[^>]*checked[^>]*>[\s\S]*?<span class="n">(\d+)</span>`).FindStringSubmatch(body)
+	total := regexp.MustCompile(`<h2 id="results-h">Results <span class="count">(\d+) cases?</span>`).FindStringSubmatch(body)
+	if m == nil || total == nil {
+		t.Fatalf("no ticked group or no total on the page")
+	}
+	if m[1] == "0" || m[1] != total[1] {
+		t.Errorf("ticked group counts %s, the page lists %s", m[1], total[1])
+	}
+}
+
+// A search sent from the form with empty fields lands on the same search
+// without them.
+func TestSearchFormDropsEmptyFields(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	w := get(t, h, "GET", "/search?q=retries&year_from=&year_to=&root_cause=software-bug", nil)
+	if w.Code != 303 || w.Header().Get("Location") != "/search?q=retries&root_cause=software-bug" {
+		t.Errorf("%d %q, want 303 to the search without empty fields", w.Code, w.Header().Get("Location"))
 	}
 }

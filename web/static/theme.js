@@ -1,0 +1,30 @@
+// The theme toggle. Without this script the pages follow the system's
+// light or dark setting; with it, a button in the header switches between
+// the system's setting, light and dark, and the choice is remembered.
+(function () {
+  var key = "incidentlib-theme";
+  var order = ["auto", "light", "dark"];
+  var root = document.documentElement;
+  function read() {
+    try { return localStorage.getItem(key) || "auto"; } catch (e) { return "auto"; }
+  }
+  function apply(theme) {
+    if (theme === "auto") { root.removeAttribute("data-theme"); } else { root.setAttribute("data-theme", theme); }
+  }
+  apply(read());
+  document.addEventListener("DOMContentLoaded", function () {
+    var button = document.getElementById("theme-toggle");
+    if (!button) { return; }
+    function label(theme) {
+      button.textContent = "Theme: " + (theme === "auto" ? "as the system" : theme);
+    }
+    label(read());
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      var next = order[(order.indexOf(read()) + 1) % order.length];
+      try { localStorage.setItem(key, next); } catch (e) {}
+      apply(next);
+      label(next);
+    });
+  });
+})();
