@@ -92,6 +92,8 @@ func TestReadyWhileDegraded(t *testing.T) {
 	why = ""
 	if code, body, _ := get(t, h, "/readyz"); code != 200 || strings.Contains(body, "degraded") {
 		t.Errorf("/readyz after recovery: %d %q, want plain ready", code, body)
+	}
+}
 
 // A person who opens /mcp in a browser lands on the page about connecting
 // AI tools; MCP clients still reach the MCP handler.
