@@ -57,6 +57,7 @@ type Citation struct {
 	URL    string   // the library's page for the case, when a base URL is known
 	Source string   // the case's first public source URL, if any
 	Terms  []string // the guarded term slugs the case is tagged with
+	Reason string   // why it is cited, in words: "tagged Retry amplification"
 }
 
 // ObjectRef names one Kubernetes object.
