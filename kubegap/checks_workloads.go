@@ -35,6 +35,11 @@ func (w *Workload) minReplicas() int32 {
 	return 1
 }
 
+func checkPDB(s *Snapshot, r *reporter) {
+	checkMissingPDB(s, r)
+	checkBlockingPDB(s, r)
+}
+
 func checkMissingPDB(s *Snapshot, r *reporter) {
 	for _, w := range s.audited() {
 		if !w.replicated() || w.ReplicaSet != nil || !w.ServiceBacked() || w.minReplicas() < 2 || len(w.PDBs) > 0 {
