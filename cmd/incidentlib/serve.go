@@ -11,8 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"incidentlib"
 	"incidentlib/engine"
 	"incidentlib/httpapi"
+	"incidentlib/kubegap"
 	"incidentlib/mcpserver"
 	"incidentlib/server"
 	"incidentlib/web"
@@ -68,16 +70,17 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		fmt.Fprintf(m.Stderr, "incidentlib serve: %v\n", err)
 		return exitUsage
 	}
-	if cfg.baseURL == "" {
-		cfg.baseURL = "http://" + cfg.addr
-	}
-	cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
-
 	l, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "incidentlib serve: %v\n", err)
 		return exitProblems
 	}
+	if cfg.baseURL == "" {
+		// The address listened on, so that --addr with port 0 still
+		// gives links that work.
+		cfg.baseURL = "http://" + l.Addr().String()
+	}
+	cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
 	// Listen first, load second: /healthz answers at once and /readyz says
 	// "starting" while a large corpus is indexed.
 	srv := server.New(server.Config{Addr: cfg.addr, Logger: log})
@@ -94,16 +97,17 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		return code
 	}
 	defer eng.Close()
-	webHandler, err := web.New(eng, web.Config{BaseURL: cfg.baseURL, Logger: log})
+	checks, auditor := kubegapFor(eng, cfg.baseURL)
+	webHandler, err := web.New(eng, web.Config{BaseURL: cfg.baseURL, Logger: log, Checks: checks})
 	if err != nil {
 		log.Error("web pages", "err", err)
 		return exitProblems
 	}
 	srv.SetReady(server.Handlers{
 		Web: webHandler,
-		API: httpapi.New(eng, httpapi.Config{BaseURL: cfg.baseURL, Logger: log, RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst}),
+		API: httpapi.New(eng, httpapi.Config{BaseURL: cfg.baseURL, Logger: log, RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, Checks: checks}),
 		MCP: mcpserver.NewHTTPHandler(eng, mcpserver.Config{BaseURL: cfg.baseURL, AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins,
-			RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, Version: version(), Logger: log}),
+			RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, Version: version(), Logger: log, Auditor: auditor, Checks: checks}),
 	})
 	st, _ := eng.Stats(ctx)
 	if st != nil {
@@ -190,12 +194,25 @@ func (m *Main) runMCP(ctx context.Context, args []string) int {
 		return code
 	}
 	defer eng.Close()
-	err = mcpserver.ServeStdio(ctx, eng, mcpserver.Config{BaseURL: strings.TrimRight(baseURL, "/"), Version: version(), Logger: log}, m.Stdin, m.Stdout)
+	baseURL = strings.TrimRight(baseURL, "/")
+	checks, auditor := kubegapFor(eng, baseURL)
+	err = mcpserver.ServeStdio(ctx, eng, mcpserver.Config{BaseURL: baseURL, Version: version(), Logger: log, Auditor: auditor, Checks: checks}, m.Stdin, m.Stdout)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("mcp", "err", err)
 		return exitProblems
 	}
 	return exitOK
+}
+
+// auditCitations is how many cases each finding of audit_kubernetes cites,
+// newest first; the check's page lists them all.
+const auditCitations = 5
+
+// kubegapFor is kubegap as the library's pages, API and MCP server offer
+// it: the check catalogue, and an auditor whose findings cite lib's cases
+// with links under baseURL. Every check runs; no policy applies.
+func kubegapFor(lib *engine.Engine, baseURL string) ([]incidentlib.Check, incidentlib.Auditor) {
+	return kubegap.Checks(), kubegap.NewAuditor(kubegap.LibraryCiter(lib, baseURL, auditCitations), kubegap.Policy{})
 }
 
 // version is the module version the binary was built from, for MCP's
