@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -61,7 +62,7 @@ type AuditObject struct {
 type AuditCitation struct {
 	CaseID string `json:"case_id"`
 	Title  string `json:"title"`
-	URL    string `json:"url" jsonschema:"the case's page in the Incident Library; cite it"`
+	URL    string `json:"url,omitempty" jsonschema:"the case's page in the Incident Library; cite it"`
 	Reason string `json:"reason,omitempty" jsonschema:"why the case is cited, e.g. tagged Retry amplification"`
 	Source string `json:"source,omitempty" jsonschema:"the incident's first public source"`
 }
@@ -75,7 +76,7 @@ type AuditFinding struct {
 	Message   string          `json:"message" jsonschema:"what is wrong on this object, naming the field"`
 	Fix       string          `json:"fix"`
 	FixYAML   string          `json:"fix_yaml,omitempty" jsonschema:"a YAML snippet showing the fix"`
-	CheckURL  string          `json:"check_url" jsonschema:"the check's page: rule, why, fix and every case it cites"`
+	CheckURL  string          `json:"check_url,omitempty" jsonschema:"the check's page: rule, why, fix and every case it cites"`
 	Citations []AuditCitation `json:"citations" jsonschema:"public incidents where this gap cost an outage, newest first"`
 }
 
@@ -110,8 +111,12 @@ type AuditOutput struct {
 	Problems    []AuditProblem `json:"problems,omitempty" jsonschema:"documents or objects that could not be read; the rest was audited"`
 }
 
-// CheckURL is a kubegap check's page under baseURL.
+// CheckURL is a kubegap check's page under baseURL; "" when there is no
+// base URL (kubegap mcp run without --base-url).
 func CheckURL(baseURL, id string) string {
+	if baseURL == "" {
+		return ""
+	}
 	return strings.TrimRight(baseURL, "/") + "/checks/" + url.PathEscape(id)
 }
 
@@ -185,7 +190,7 @@ func auditObject(o incidentlib.ObjectRef) AuditObject {
 
 func auditCitation(c incidentlib.Citation, baseURL string) AuditCitation {
 	u := c.URL
-	if u == "" {
+	if u == "" && baseURL != "" {
 		u = incidentlib.CaseURL(baseURL, c.CaseID)
 	}
 	reason := c.Reason
@@ -276,13 +281,23 @@ func RenderAuditMarkdown(o *AuditOutput) string {
 				b.WriteString("  Cites:")
 				for i, c := range f.Citations {
 					if i == markdownCitations {
-						fmt.Fprintf(&b, " and %d more (see %s)", len(f.Citations)-i, f.CheckURL)
+						fmt.Fprintf(&b, " and %d more", len(f.Citations)-i)
+						if f.CheckURL != "" {
+							fmt.Fprintf(&b, " (see %s)", f.CheckURL)
+						}
 						break
 					}
 					if i > 0 {
 						b.WriteString(";")
 					}
-					fmt.Fprintf(&b, " [%s %s](%s)", c.CaseID, c.Title, c.URL)
+					if c.URL != "" {
+						fmt.Fprintf(&b, " [%s %s](%s)", c.CaseID, c.Title, c.URL)
+					} else {
+						fmt.Fprintf(&b, " %s %s", c.CaseID, c.Title)
+						if c.Source != "" {
+							fmt.Fprintf(&b, " (%s)", c.Source)
+						}
+					}
 					if c.Reason != "" {
 						b.WriteString(", " + c.Reason)
 					}
@@ -329,7 +344,7 @@ type CheckInfo struct {
 	Severity  string          `json:"severity"`
 	Rule      string          `json:"rule"`
 	Guards    []TermRef       `json:"guards" jsonschema:"vocabulary terms the check guards against; it cites every case tagged with any of them"`
-	URL       string          `json:"url" jsonschema:"the check's page"`
+	URL       string          `json:"url,omitempty" jsonschema:"the check's page"`
 	Why       string          `json:"why,omitempty"`
 	Fix       string          `json:"fix,omitempty"`
 	FixYAML   string          `json:"fix_yaml,omitempty"`
@@ -359,13 +374,20 @@ func RenderChecksMarkdown(o *ChecksOutput) string {
 		if c.FixYAML != "" {
 			fmt.Fprintf(&b, "\n```yaml\n%s\n```\n", strings.TrimRight(c.FixYAML, "\n"))
 		}
-		fmt.Fprintf(&b, "\nGuards against: %s. Page: %s\n", refs(c.Guards), c.URL)
+		fmt.Fprintf(&b, "\nGuards against: %s.", refs(c.Guards))
+		if c.URL != "" {
+			fmt.Fprintf(&b, " Page: %s", c.URL)
+		}
+		b.WriteString("\n")
 		if len(c.Citations) == 0 {
 			b.WriteString("\nNo case in the library carries these terms yet.\n")
 		} else {
 			b.WriteString("\nCites:\n")
 			for i, cit := range c.Citations {
-				fmt.Fprintf(&b, "%d. **%s** %s, %s\n   %s\n", i+1, cit.CaseID, cit.Title, cit.Reason, cit.URL)
+				fmt.Fprintf(&b, "%d. **%s** %s, %s\n", i+1, cit.CaseID, cit.Title, cit.Reason)
+				if u := cmp.Or(cit.URL, cit.Source); u != "" {
+					fmt.Fprintf(&b, "   %s\n", u)
+				}
 			}
 		}
 		return b.String()
@@ -425,9 +447,15 @@ func (h *handlers) auditKubernetes(ctx context.Context, _ *mcp.CallToolRequest, 
 	if err != nil {
 		return nil, nil, h.toolErr(err)
 	}
-	out := NewAuditOutput(rep, min, h.cfg.BaseURL)
+	return AuditResult(rep, min, h.cfg.BaseURL)
+}
+
+// AuditResult is an audit tool's answer: the output and its Markdown, or,
+// when nothing could be read at all, an error result naming each problem
+// so that the model can fix its input.
+func AuditResult(rep *incidentlib.AuditReport, min incidentlib.CheckSeverity, baseURL string) (*mcp.CallToolResult, *AuditOutput, error) {
+	out := NewAuditOutput(rep, min, baseURL)
 	if rep.Objects == 0 && len(out.Problems) > 0 {
-		// Nothing could be read: say why, as an error the model can act on.
 		var b strings.Builder
 		b.WriteString("the manifests could not be read, so nothing was audited:")
 		for i, p := range out.Problems {

@@ -212,3 +212,22 @@ func TestAuditBodyLimit(t *testing.T) {
 		t.Errorf("without: %d", got)
 	}
 }
+
+// Without a base URL (kubegap mcp with no library site) nothing links to
+// a page that does not exist; the auditor's own URLs and sources remain.
+func TestAuditOutputWithoutBaseURL(t *testing.T) {
+	rep, err := fakeAuditor{}.AuditManifests(context.Background(), "m.yaml", []byte(twoObjects))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Findings[0].Citations[0].Source = "https://status.example/1"
+	out := NewAuditOutput(rep, "", "")
+	f := out.Findings[1] // the KG002 finding on the Deployment, after the high one
+	if f.CheckURL != "" || f.Citations[0].URL != "" || f.Citations[1].URL != "https://other.example/cases/IL-0001" {
+		t.Errorf("URLs without a base: %q %q %q", f.CheckURL, f.Citations[0].URL, f.Citations[1].URL)
+	}
+	md := RenderAuditMarkdown(out)
+	if !strings.Contains(md, " IL-0561 DigitalOcean <auth> timed out (https://status.example/1), tagged Retry amplification") || strings.Contains(md, "](/") {
+		t.Errorf("text:\n%s", md)
+	}
+}
