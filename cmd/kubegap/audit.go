@@ -58,8 +58,9 @@ func (m *Main) runAudit(ctx context.Context, args []string) int {
 	fs.BoolVar(&cfg.noBuiltin, "no-builtin", false, "cite only the cases from --cases, not the shipped ones")
 	fs.StringVar(&cfg.baseURL, "base-url", "", "the library's site, to link cited cases and checks (e.g. https://incidents.example.org)")
 	fs.IntVar(&cfg.maxCitations, "max-citations", 5, "cases cited per check, newest first (1-20)")
+	cl := addClusterFlags(fs) // --cluster and its flags: cluster.go
 	fs.Usage = func() {
-		fmt.Fprintln(m.Stderr, "usage: kubegap audit [flags] [PATH|-]...\n\nAudits manifests: files, directories (read recursively: *.yaml, *.yml, *.json) and - for standard\ninput (helm template … | kubegap audit -). Flags may come before or after the paths.\nExit 0 nothing at or above --min-severity, 1 findings, 2 usage or input error.\n\nflags:")
+		fmt.Fprintln(m.Stderr, "usage: kubegap audit [flags] [PATH|-]...\n       kubegap audit --cluster [--kubeconfig F] [--context C] [-n NS | -A] [flags]\n\nAudits manifests: files, directories (read recursively: *.yaml, *.yml, *.json) and - for standard\ninput (helm template … | kubegap audit -). Flags may come before or after the paths.\nWith --cluster it audits a live cluster instead, read-only (it only lists), progress on standard error.\nExit 0 nothing at or above --min-severity, 1 findings, 2 usage or input error.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	// Let flags follow paths: kubegap audit k8s/ --format json.
@@ -87,7 +88,11 @@ func (m *Main) runAudit(ctx context.Context, args []string) int {
 		fmt.Fprintln(m.Stderr, "kubegap audit: --max-citations must be between 1 and 20")
 		return exitUsage
 	}
-	if len(cfg.paths) == 0 {
+	if err := cl.check(len(cfg.paths)); err != nil {
+		fmt.Fprintf(m.Stderr, "kubegap audit: %v\n", err)
+		return exitUsage
+	}
+	if len(cfg.paths) == 0 && !cl.on {
 		fmt.Fprintln(m.Stderr, "kubegap audit: name manifest files or directories, or - for standard input")
 		fs.Usage()
 		return exitUsage
@@ -120,6 +125,13 @@ func (m *Main) runAudit(ctx context.Context, args []string) int {
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "kubegap audit: %v\n", err)
 		return exitUsage
+	}
+	if cl.on {
+		problems, err = m.loadCluster(ctx, cl, snap)
+		if err != nil {
+			fmt.Fprintf(m.Stderr, "kubegap audit: %v\n", err)
+			return exitUsage
+		}
 	}
 
 	eng, code := m.openLibrary(ctx, cfg)
