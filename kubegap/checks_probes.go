@@ -201,7 +201,8 @@ func checkLivenessEqualsReadiness(s *Snapshot, r *reporter) {
 }
 
 // normalHandler drops what does not change which check runs (HTTP scheme
-// defaults, header order) before two probes are compared.
+// and path defaults, header values such as a cookie naming the prober)
+// before two probes are compared.
 func normalHandler(h corev1.ProbeHandler) corev1.ProbeHandler {
 	if h.HTTPGet != nil {
 		g := *h.HTTPGet
@@ -211,6 +212,11 @@ func normalHandler(h corev1.ProbeHandler) corev1.ProbeHandler {
 		if g.Path == "" {
 			g.Path = "/"
 		}
+		headers := make([]corev1.HTTPHeader, len(g.HTTPHeaders))
+		for i, hd := range g.HTTPHeaders {
+			headers[i] = corev1.HTTPHeader{Name: strings.ToLower(hd.Name)}
+		}
+		g.HTTPHeaders = headers
 		h.HTTPGet = &g
 	}
 	return h
