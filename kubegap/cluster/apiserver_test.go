@@ -87,6 +87,7 @@ func TestAPIServer(t *testing.T) {
 	// the same manifests as files.
 	kg := filepath.Join(t.TempDir(), "kubegap")
 	build := exec.CommandContext(ctx, "go", "build", "-o", kg, "incidentlib/cmd/kubegap")
+	build.Env = append(os.Environ(), "GOFLAGS=") // CI's test flags are not build flags
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/kubegap: %v\n%s", err, out)
 	}
