@@ -457,7 +457,7 @@ func AuditResult(rep *incidentlib.AuditReport, min incidentlib.CheckSeverity, ba
 	out := NewAuditOutput(rep, min, baseURL)
 	if rep.Objects == 0 && len(out.Problems) > 0 {
 		var b strings.Builder
-		b.WriteString("the manifests could not be read, so nothing was audited:")
+		b.WriteString("nothing was audited, because nothing could be read:")
 		for i, p := range out.Problems {
 			if i == 10 {
 				fmt.Fprintf(&b, " … and %d more", len(out.Problems)-i)

@@ -152,7 +152,7 @@ func TestAuditKubernetesBadInput(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"malformed YAML", map[string]any{"manifests": "kind: Pod\nbad: [\n"}, "could not be read, so nothing was audited:\n- document at manifests:2: line 2: mapping values are not allowed"},
+		{"malformed YAML", map[string]any{"manifests": "kind: Pod\nbad: [\n"}, "nothing was audited, because nothing could be read:\n- document at manifests:2: line 2: mapping values are not allowed"},
 		{"empty", map[string]any{"manifests": "  \n"}, "manifests is empty"},
 		{"too large", map[string]any{"manifests": strings.Repeat("#", MaxManifestBytes+1)}, "manifests: 1048577 bytes is over the limit of 1048576 (1 MiB)"},
 		{"unknown severity", map[string]any{"manifests": twoObjects, "min_severity": "urgent"}, "min_severity"},
