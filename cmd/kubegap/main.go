@@ -4,6 +4,7 @@
 //	kubegap audit  [PATH|-]... [--format text|json|sarif] [--config FILE]
 //	               [--min-severity S] [--cases DIR]... [--no-builtin] [--base-url URL]
 //	kubegap checks [--format text|json]
+//	kubegap mcp    [--cases DIR]... [--base-url URL] [--config FILE] [--kubeconfig FILE]
 package main
 
 import (
@@ -54,6 +55,8 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		return m.runAudit(ctx, args[1:])
 	case "checks":
 		return m.runChecks(args[1:])
+	case "mcp":
+		return m.runMCP(ctx, args[1:])
 	case "version":
 		fmt.Fprintln(m.Stdout, version())
 		return exitOK
@@ -61,7 +64,6 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		m.usage()
 		return exitOK
 	}
-	// `kubegap mcp` (audits over MCP on stdio) registers here.
 	fmt.Fprintf(m.Stderr, "kubegap: unknown command %q\n", args[0])
 	m.usage()
 	return exitUsage
@@ -73,6 +75,7 @@ func (m *Main) usage() {
 commands:
   audit    audit manifests (files, directories, - for standard input)
   checks   list the checks
+  mcp      serve the audits to AI agents over MCP on standard input and output
   version  print the version
 
 Exit codes: 0 nothing at or above --min-severity, 1 findings, 2 usage or input error.
