@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -55,65 +57,115 @@ func loadBytes(name string, data []byte, s *Snapshot) []incidentlib.InputProblem
 		problem(line, "Helm template syntax ({{ … }}) found: render the chart first (helm template … | kubegap audit -)")
 		return problems
 	}
-	for _, doc := range splitDocuments(data) {
-		if len(problems) > 1000 {
-			problem(doc.line, "too many problems; stopped reading this input")
-			break
+	docs := splitDocuments(data)
+	if len(docs) > MaxDocuments {
+		problem(docs[MaxDocuments].line, "more than %d documents; read only the first %d", MaxDocuments, MaxDocuments)
+		docs = docs[:MaxDocuments]
+	}
+	// Parse documents in parallel (parsing is most of the cost of an
+	// audit), a chunk at a time so memory stays bounded, then add the
+	// objects in input order.
+	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
+	const chunk = 512
+	parsed := make([]parsedDoc, min(chunk, len(docs)))
+	for lo := 0; lo < len(docs); lo += chunk {
+		part := docs[lo:min(lo+chunk, len(docs))]
+		var wg sync.WaitGroup
+		next := make(chan int, len(part))
+		for i := range part {
+			next <- i
 		}
-		if doc.index >= MaxDocuments {
-			problem(doc.line, "more than %d documents; stopped reading this input", MaxDocuments)
-			break
+		close(next)
+		for range workers {
+			wg.Go(func() {
+				for i := range next {
+					parsed[i] = parseDocument(part[i])
+				}
+			})
 		}
-		var root yaml.Node
-		dec := yaml.NewDecoder(bytes.NewReader(doc.text))
-		err := decodeSafe(dec, &root)
-		if errors.Is(err, io.EOF) {
-			continue // an empty document
-		}
-		if err != nil {
-			line, msg := yamlErrorLine(err)
-			problem(doc.line+line-1, "malformed YAML: %s", msg)
-			continue
-		}
-		conv := converter{budget: maxNodes}
-		v, err := conv.value(&root, 0)
-		if err != nil {
-			problem(doc.line, "%v", err)
-			continue
-		}
-		if v == nil {
-			continue // a document holding only comments
-		}
-		obj, ok := v.(map[string]any)
-		if !ok {
-			problem(doc.line, "document is not a Kubernetes object (a mapping with apiVersion and kind)")
-			continue
-		}
-		line := doc.line + nodeLine(&root) - 1
-		if k, _ := obj["kind"].(string); strings.HasSuffix(k, "List") && obj["items"] != nil {
-			items, ok := obj["items"].([]any)
-			if !ok {
-				problem(line, "%s: items is not a list", k)
+		wg.Wait()
+		for i, doc := range part {
+			if len(problems) > 1000 {
+				problem(doc.line, "too many problems; stopped reading this input")
+				return problems
+			}
+			pd := parsed[i]
+			if pd.problem != "" {
+				problem(pd.line, "%s", pd.problem)
 				continue
 			}
-			itemNodes := listItemNodes(&root)
-			for i, it := range items {
-				itemLine := line
-				if i < len(itemNodes) {
-					itemLine = doc.line + itemNodes[i].Line - 1
-				}
-				m, ok := it.(map[string]any)
-				if !ok {
-					problem(itemLine, "%s item %d is not an object", k, i+1)
-					continue
-				}
-				addOne(s, name, itemLine, m, &problems)
+			for _, o := range pd.objects {
+				addOne(s, name, o.line, o.obj, &problems)
 			}
-			continue
+			parsed[i] = parsedDoc{}
 		}
-		addOne(s, name, line, obj, &problems)
 	}
 	return problems
+}
+
+// parsedDoc is one document read into objects, or why it could not be.
+type parsedDoc struct {
+	objects []parsedObject
+	problem string
+	line    int // where the problem is
+}
+
+type parsedObject struct {
+	obj  map[string]any
+	line int
+}
+
+// parseDocument reads one YAML document into the objects it holds (one,
+// or the items of a List).
+func parseDocument(doc document) parsedDoc {
+	fail := func(line int, format string, args ...any) parsedDoc {
+		return parsedDoc{problem: fmt.Sprintf(format, args...), line: line}
+	}
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(doc.text))
+	err := decodeSafe(dec, &root)
+	if errors.Is(err, io.EOF) {
+		return parsedDoc{} // an empty document
+	}
+	if err != nil {
+		line, msg := yamlErrorLine(err)
+		return fail(doc.line+line-1, "malformed YAML: %s", msg)
+	}
+	conv := converter{budget: maxNodes}
+	v, err := conv.value(&root, 0)
+	if err != nil {
+		return fail(doc.line, "%v", err)
+	}
+	if v == nil {
+		return parsedDoc{} // a document holding only comments
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return fail(doc.line, "document is not a Kubernetes object (a mapping with apiVersion and kind)")
+	}
+	line := doc.line + nodeLine(&root) - 1
+	k, _ := obj["kind"].(string)
+	if !strings.HasSuffix(k, "List") || obj["items"] == nil {
+		return parsedDoc{objects: []parsedObject{{obj, line}}}
+	}
+	items, ok := obj["items"].([]any)
+	if !ok {
+		return fail(line, "%s: items is not a list", k)
+	}
+	itemNodes := listItemNodes(&root)
+	var out parsedDoc
+	for i, it := range items {
+		itemLine := line
+		if i < len(itemNodes) {
+			itemLine = doc.line + itemNodes[i].Line - 1
+		}
+		m, ok := it.(map[string]any)
+		if !ok {
+			return fail(itemLine, "%s item %d is not an object", k, i+1)
+		}
+		out.objects = append(out.objects, parsedObject{m, itemLine})
+	}
+	return out
 }
 
 func addOne(s *Snapshot, file string, line int, m map[string]any, problems *[]incidentlib.InputProblem) {
@@ -333,12 +385,21 @@ func scalar(n *yaml.Node) (any, error) {
 	case "!!null":
 		return nil, nil
 	case "!!bool":
+		switch n.Value {
+		case "true", "True", "TRUE":
+			return true, nil
+		case "false", "False", "FALSE":
+			return false, nil
+		}
 		var b bool
 		if err := n.Decode(&b); err != nil {
 			return nil, fmt.Errorf("line %d: %q is not a boolean", n.Line, n.Value)
 		}
 		return b, nil
 	case "!!int":
+		if i, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
+			return i, nil
+		}
 		var i int64
 		if err := n.Decode(&i); err == nil {
 			return i, nil
