@@ -75,8 +75,20 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 
 const retryFixture = "../../kubegap/testdata/checks/KG003/fail-no-destinationrule.yaml"
 
-func TestMCPServesAudits(t *testing.T) {
-	cs := startMCP(t, "--base-url", "http://lib.example/")
+// TestMCP starts one server (each start loads the library) for the
+// audits and for the bad input.
+func TestMCP(t *testing.T) {
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs := startMCP(t, "--base-url", "http://lib.example/", "--kubeconfig", kubeconfig)
+	t.Run("audits", func(t *testing.T) { testMCPAudits(t, cs) })
+	t.Run("bad input", func(t *testing.T) { testMCPBadInput(t, cs, dir) })
+}
+
+func testMCPAudits(t *testing.T, cs *mcp.ClientSession) {
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -141,17 +153,11 @@ func TestMCPServesAudits(t *testing.T) {
 
 // Bad input is a tool result with isError and a message naming what is
 // wrong; the server keeps serving.
-func TestMCPBadInput(t *testing.T) {
-	dir := t.TempDir()
+func testMCPBadInput(t *testing.T, cs *mcp.ClientSession, dir string) {
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("kind: Deployment\nmetadata: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cs := startMCP(t, "--kubeconfig", kubeconfig)
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
