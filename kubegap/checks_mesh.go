@@ -119,40 +119,37 @@ func hostKey(host, ns string) string {
 	return parts[0] + "." + ns
 }
 
-// brakes reports whether some DestinationRule for the host sets outlier
-// detection or connection-pool limits.
-func brakes(s *Snapshot, host, ns string) bool {
-	key := hostKey(host, ns)
+// brakedHosts returns the hosts (as hostKey) whose DestinationRules set
+// outlier detection or connection-pool limits, at any level.
+func brakedHosts(s *Snapshot) map[string]bool {
+	out := map[string]bool{}
 	for _, dr := range s.DestinationRules {
-		if hostKey(str(field(dr.U.Object, "spec", "host")), dr.Ref.Namespace) != key {
-			continue
-		}
 		policies := []any{field(dr.U.Object, "spec", "trafficPolicy")}
 		for _, sub := range list(field(dr.U.Object, "spec", "subsets")) {
 			policies = append(policies, field(sub, "trafficPolicy"))
 		}
 		for _, p := range policies {
-			if field(p, "outlierDetection") != nil || field(p, "connectionPool") != nil {
-				return true
-			}
+			braked := field(p, "outlierDetection") != nil || field(p, "connectionPool") != nil
 			for _, pp := range list(field(p, "portLevelSettings")) {
-				if field(pp, "outlierDetection") != nil || field(pp, "connectionPool") != nil {
-					return true
-				}
+				braked = braked || field(pp, "outlierDetection") != nil || field(pp, "connectionPool") != nil
+			}
+			if braked {
+				out[hostKey(str(field(dr.U.Object, "spec", "host")), dr.Ref.Namespace)] = true
 			}
 		}
 	}
-	return false
+	return out
 }
 
 func checkRetriesWithoutBrake(s *Snapshot, r *reporter) {
+	braked := brakedHosts(s)
 	for _, vs := range s.VirtualServices {
 		for _, rt := range httpRoutes(vs) {
 			if rt.attempts() == 0 {
 				continue
 			}
 			for _, h := range rt.hosts() {
-				if !brakes(s, h, vs.Ref.Namespace) {
+				if !braked[hostKey(h, vs.Ref.Namespace)] {
 					r.add(vs, "%s retries %d times to host %q, which has no DestinationRule with outlierDetection or connectionPool limits", rt.name(), rt.attempts(), h)
 				}
 			}

@@ -388,39 +388,54 @@ func checkDeprecatedLabels(s *Snapshot, r *reporter) {
 	}
 }
 
-// fronted reports whether a load balancer sends traffic to the workload,
-// and which.
-func fronted(s *Snapshot, w *Workload) string {
+// frontedServices maps "namespace/name" of each Service that an HTTPRoute
+// or a gateway-bound VirtualService sends traffic to, to that route. It is
+// built once per audit, so the drain check stays linear in the snapshot.
+func frontedServices(s *Snapshot) map[string]string {
+	out := map[string]string{}
+	for _, hr := range s.HTTPRoutes {
+		for _, rule := range list(field(hr.U.Object, "spec", "rules")) {
+			for _, b := range list(field(rule, "backendRefs")) {
+				if k := str(field(b, "kind")); k != "" && k != "Service" {
+					continue
+				}
+				ns := str(field(b, "namespace"))
+				if ns == "" {
+					ns = hr.Ref.Namespace
+				}
+				key := ns + "/" + str(field(b, "name"))
+				if _, ok := out[key]; !ok {
+					out[key] = "HTTPRoute " + hr.Ref.Name
+				}
+			}
+		}
+	}
+	for _, vs := range s.VirtualServices {
+		if _, named := gateways(vs); len(named) == 0 {
+			continue
+		}
+		for _, rt := range httpRoutes(vs) {
+			for _, h := range rt.hosts() {
+				name, ns, _ := strings.Cut(hostKey(h, vs.Ref.Namespace), ".")
+				if _, ok := out[ns+"/"+name]; !ok {
+					out[ns+"/"+name] = "gateway VirtualService " + vs.Ref.Name
+				}
+			}
+		}
+	}
+	return out
+}
+
+// fronted says which load balancer sends traffic to the workload, or "".
+func fronted(w *Workload, routes map[string]string) string {
 	for _, svc := range w.Services {
 		if svc.Service.Spec.Type == corev1.ServiceTypeLoadBalancer {
 			return "LoadBalancer Service " + svc.Ref.Name
 		}
 	}
 	for _, svc := range w.Services {
-		for _, hr := range s.HTTPRoutes {
-			for _, rule := range list(field(hr.U.Object, "spec", "rules")) {
-				for _, b := range list(field(rule, "backendRefs")) {
-					ns := str(field(b, "namespace"))
-					if ns == "" {
-						ns = hr.Ref.Namespace
-					}
-					if str(field(b, "name")) == svc.Ref.Name && ns == svc.Ref.Namespace && (str(field(b, "kind")) == "" || str(field(b, "kind")) == "Service") {
-						return "HTTPRoute " + hr.Ref.Name
-					}
-				}
-			}
-		}
-		for _, vs := range s.VirtualServices {
-			if _, named := gateways(vs); len(named) == 0 {
-				continue
-			}
-			for _, rt := range httpRoutes(vs) {
-				for _, h := range rt.hosts() {
-					if hostKey(h, vs.Ref.Namespace) == svc.Ref.Name+"."+svc.Ref.Namespace {
-						return "gateway VirtualService " + vs.Ref.Name
-					}
-				}
-			}
+		if r, ok := routes[svc.Ref.Namespace+"/"+svc.Ref.Name]; ok {
+			return r
 		}
 	}
 	return ""
@@ -447,11 +462,12 @@ func preStopSleep(h *corev1.LifecycleHandler) int64 {
 }
 
 func checkGracefulDrain(s *Snapshot, r *reporter) {
+	routes := frontedServices(s)
 	for _, w := range s.audited() {
 		if !w.ServiceBacked() || !w.LongRunning() {
 			continue
 		}
-		lb := fronted(s, w)
+		lb := fronted(w, routes)
 		if lb == "" {
 			continue
 		}
