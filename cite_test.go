@@ -9,6 +9,7 @@ import (
 
 	"incidentlib"
 	"incidentlib/engine"
+	"incidentlib/engine/enginetest"
 )
 
 func citeVocabulary() *incidentlib.Vocabulary {
@@ -162,5 +163,24 @@ func TestChecksForCaseAndTerm(t *testing.T) {
 	}
 	if got := incidentlib.CitationReason(v, []incidentlib.TermRef{{Facet: incidentlib.FacetComponent, Slug: "network"}, {Facet: incidentlib.FacetSymptom, Slug: "restart-loop"}, {Facet: incidentlib.FacetRootCause, Slug: "config-change"}}); got != "tagged Network, Restart loop and Configuration change" {
 		t.Errorf("CitationReason = %q", got)
+	}
+}
+
+// BenchmarkCitingCases measures one check's citations over the shipped
+// corpus: the work of a check page or of getCheck, a check guarding terms
+// of two facets (two searches, merged).
+func BenchmarkCitingCases(b *testing.B) {
+	lib := enginetest.Shipped(b)
+	check := incidentlib.Check{ID: "KG900", Guards: []incidentlib.TermRef{
+		{Facet: incidentlib.FacetContributingFactor, Slug: "retry-amplification"},
+		{Facet: incidentlib.FacetContributingFactor, Slug: "health-check-dependency"},
+		{Facet: incidentlib.FacetComponent, Slug: "load-balancer"},
+	}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := incidentlib.CitingCases(ctx, lib, check, 50); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
