@@ -190,9 +190,8 @@ func decodeSafe(dec *yaml.Decoder, n *yaml.Node) (err error) {
 
 // document is one YAML document of an input and the line it starts on.
 type document struct {
-	text  []byte
-	line  int // 1-based line of the document's first line in the input
-	index int
+	text []byte
+	line int // 1-based line of the document's first line in the input
 }
 
 // splitDocuments cuts the input at "---" lines, so that a malformed
@@ -211,7 +210,7 @@ func splitDocuments(data []byte) []document {
 			next = i + end + 1
 		}
 		if isSeparator(text) {
-			docs = append(docs, document{text: data[start:i], line: startLine, index: len(docs)})
+			docs = append(docs, document{text: data[start:i], line: startLine})
 			start, startLine = next, line+1
 			if start > len(data) {
 				start = len(data)
@@ -221,7 +220,7 @@ func splitDocuments(data []byte) []document {
 		line++
 	}
 	if start < len(data) {
-		docs = append(docs, document{text: data[start:], line: startLine, index: len(docs)})
+		docs = append(docs, document{text: data[start:], line: startLine})
 	}
 	return docs
 }

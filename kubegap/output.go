@@ -79,7 +79,7 @@ func WriteText(w io.Writer, rep *incidentlib.AuditReport, opt TextOptions) error
 				if link != "" {
 					link = "\n      " + paint("2", link)
 				}
-				ew.printf("  %s: %s%s\n", c.CaseID, c.Title, link)
+				ew.printf("  %s: %s%s%s\n", c.CaseID, c.Title, reasonSuffix(c), link)
 			}
 		}
 		ew.printf("\n")
@@ -199,6 +199,7 @@ type JSONCitation struct {
 	URL    string   `json:"url,omitempty"`
 	Source string   `json:"source,omitempty"`
 	Terms  []string `json:"terms"`
+	Reason string   `json:"reason,omitempty"`
 }
 
 // JSONProblem is one input problem.
@@ -229,7 +230,7 @@ func NewJSONReport(rep *incidentlib.AuditReport, version string) JSONReport {
 			if terms == nil {
 				terms = []string{}
 			}
-			jf.Citations = append(jf.Citations, JSONCitation{Case: c.CaseID, Title: c.Title, URL: c.URL, Source: c.Source, Terms: terms})
+			jf.Citations = append(jf.Citations, JSONCitation{Case: c.CaseID, Title: c.Title, URL: c.URL, Source: c.Source, Terms: terms, Reason: c.Reason})
 		}
 		out.Findings = append(out.Findings, jf)
 		out.Summary[string(f.Severity)]++
@@ -401,13 +402,20 @@ func helpMarkdown(c incidentlib.Check, cites []incidentlib.Citation) string {
 		b.WriteString("\n**Incidents that show the cost:**\n\n")
 		for _, ct := range cites {
 			if link := firstNonEmpty(ct.URL, ct.Source); link != "" {
-				fmt.Fprintf(&b, "- [%s](%s): %s\n", ct.CaseID, link, ct.Title)
+				fmt.Fprintf(&b, "- [%s](%s): %s%s\n", ct.CaseID, link, ct.Title, reasonSuffix(ct))
 			} else {
-				fmt.Fprintf(&b, "- %s: %s\n", ct.CaseID, ct.Title)
+				fmt.Fprintf(&b, "- %s: %s%s\n", ct.CaseID, ct.Title, reasonSuffix(ct))
 			}
 		}
 	}
 	return b.String()
+}
+
+func reasonSuffix(c incidentlib.Citation) string {
+	if c.Reason == "" {
+		return ""
+	}
+	return " (" + c.Reason + ")"
 }
 
 func firstNonEmpty(s ...string) string {
