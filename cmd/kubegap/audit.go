@@ -257,11 +257,29 @@ func (m *Main) loadPaths(paths []string, snap *kubegap.Snapshot) ([]incidentlib.
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, unwrapPathError(err))
 			}
-			problems = append(problems, kubegap.Load(name, f, snap)...)
+			problems = append(problems, kubegap.Load(displayPath(name), f, snap)...)
 			f.Close()
 		}
 	}
 	return problems, nil
+}
+
+// displayPath names a file in findings: relative to the working directory
+// when it lies under it, so SARIF locations resolve against the checkout
+// as code-scanning services expect.
+func displayPath(name string) string {
+	if !filepath.IsAbs(name) {
+		return filepath.Clean(name)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return name
+	}
+	rel, err := filepath.Rel(wd, name)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return name
+	}
+	return rel
 }
 
 func unwrapPathError(err error) error {

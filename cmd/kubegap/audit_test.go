@@ -134,3 +134,24 @@ func TestAuditFormats(t *testing.T) {
 		t.Fatalf("exit %d, SARIF:\n%s", code, stdout)
 	}
 }
+
+// TestDisplayPath: findings name files relative to the working directory
+// when they are under it (SARIF locations must resolve in the checkout).
+func TestDisplayPath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	wd, err := os.Getwd() // the temporary directory may sit behind a symlink
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]string{
+		filepath.Join(wd, "k8s", "web.yaml"):              filepath.Join("k8s", "web.yaml"),
+		"./k8s//web.yaml":                                 filepath.Join("k8s", "web.yaml"),
+		filepath.Join(filepath.Dir(wd), "elsewhere.yaml"): filepath.Join(filepath.Dir(wd), "elsewhere.yaml"),
+	}
+	for in, want := range tests {
+		if got := displayPath(in); got != want {
+			t.Errorf("displayPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
