@@ -24,14 +24,15 @@ type checkRow struct {
 }
 
 type checkPage struct {
-	Check    incidentlib.Check
-	Severity string
-	Guards   []termLink
-	Cases    []citedView
-	Complete bool // Cases holds every case carrying a guarded term
-	Command  string
-	IndexURL string
-	JSONURL  string
+	Check        incidentlib.Check
+	Severity     string
+	Guards       []termLink
+	Cases        []citedView
+	Complete     bool // Cases holds every case carrying a guarded term
+	Command      string
+	AgentCommand string
+	IndexURL     string
+	JSONURL      string
 }
 
 type citedView struct {
@@ -84,7 +85,7 @@ func (s *server) showCheckPage(w http.ResponseWriter, r *http.Request) error {
 	base := s.baseURL(r)
 	cp := checkPage{
 		Check: c, Severity: severityName(c.Severity), Guards: s.guardLinks(c), Complete: complete,
-		Command: kubegapCommand, IndexURL: checkIndexURL, JSONURL: base + "/api/v1" + checkURL(c.ID),
+		Command: kubegapCommand, AgentCommand: kubegapAgentCommand, IndexURL: checkIndexURL, JSONURL: base + "/api/v1" + checkURL(c.ID),
 	}
 	for _, cc := range cited {
 		cp.Cases = append(cp.Cases, citedView{caseView: s.caseView(cc.Case), Reason: incidentlib.CitationReason(s.vocab, cc.Terms)})

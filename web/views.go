@@ -168,6 +168,9 @@ func (s *server) hits(hs []incidentlib.Hit) []hitView {
 // module (its path is "incidentlib" in go.mod).
 const kubegapCommand = "go run incidentlib/cmd/kubegap audit ./manifests"
 
+// kubegapAgentCommand adds kubegap's MCP server to Claude Code.
+const kubegapAgentCommand = "claude mcp add kubegap -- go run incidentlib/cmd/kubegap mcp"
+
 // checkIndexURL is the page listing every kubegap check.
 const checkIndexURL = "/checks"
 
