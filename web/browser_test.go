@@ -405,6 +405,7 @@ func TestBrowserJourney(t *testing.T) {
 		{"phone-case", "/cases/" + id},
 		{"phone-topic", "/root-causes/" + top.Term.Slug},
 		{"phone-charts", "/charts"},
+		{"phone-checks", "/checks"},
 		{"phone-check", "/checks/KG900"},
 	} {
 		b.open(p.path)
