@@ -68,6 +68,13 @@ func remoteProbe(p *corev1.Probe) string {
 		if !localHost(p.HTTPGet.Host) {
 			return fmt.Sprintf("its HTTP check goes to another host (%s)", p.HTTPGet.Host)
 		}
+		path := strings.ToLower(p.HTTPGet.Path)
+		if i := strings.IndexByte(path, '?'); i >= 0 {
+			path = path[:i]
+		}
+		if strings.HasSuffix(strings.TrimRight(path, "/"), "/actuator/health") {
+			return fmt.Sprintf("its path %q is Spring Boot's aggregate health, which includes the database and other indicators (use /actuator/health/liveness)", p.HTTPGet.Path)
+		}
 		for _, w := range wordSplit.Split(strings.ToLower(p.HTTPGet.Path), -1) {
 			if deepPathWords[w] {
 				return fmt.Sprintf("its path %q looks like a dependency or readiness check", p.HTTPGet.Path)
