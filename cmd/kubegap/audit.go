@@ -326,9 +326,31 @@ func (m *Main) runChecks(args []string) int {
 	checks := kubegap.Checks()
 	switch *format {
 	case "json":
+		type guard struct {
+			Facet string `json:"facet"`
+			Slug  string `json:"slug"`
+		}
+		type check struct {
+			ID       string  `json:"id"`
+			Title    string  `json:"title"`
+			Severity string  `json:"severity"`
+			Rule     string  `json:"rule"`
+			Why      string  `json:"why"`
+			Fix      string  `json:"fix"`
+			FixYAML  string  `json:"fixYAML"`
+			Guards   []guard `json:"guards"`
+		}
+		out := make([]check, 0, len(checks))
+		for _, c := range checks {
+			jc := check{ID: c.ID, Title: c.Title, Severity: string(c.Severity), Rule: c.Rule, Why: c.Why, Fix: c.Fix, FixYAML: c.FixYAML, Guards: []guard{}}
+			for _, g := range c.Guards {
+				jc.Guards = append(jc.Guards, guard{string(g.Facet), g.Slug})
+			}
+			out = append(out, jc)
+		}
 		enc := json.NewEncoder(m.Stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(checks); err != nil {
+		if err := enc.Encode(out); err != nil {
 			return exitUsage
 		}
 	case "text":

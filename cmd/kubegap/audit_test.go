@@ -91,6 +91,7 @@ func TestAuditExitCodes(t *testing.T) {
 		{"strict config", "", []string{"audit", "--config", badCfg, clean}, 2, "", "field disabel not found"},
 		{"unknown command", "", []string{"scan"}, 2, "", `unknown command "scan"`},
 		{"checks", "", []string{"checks"}, 0, "KG024", ""},
+		{"checks as JSON", "", []string{"checks", "--format", "json"}, 0, `"fixYAML": "livenessProbe:`, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
