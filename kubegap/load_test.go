@@ -79,7 +79,7 @@ func TestLoadBadInput(t *testing.T) {
 		{"no name", good + "---\napiVersion: v1\nkind: Service\nmetadata: {}\n", []string{"5: Service has no metadata.name"}, 1, nil},
 		{"no kind", good + "---\napiVersion: v1\nmetadata: {name: x}\n", []string{"5: object has no kind"}, 1, nil},
 		{"not a mapping", good + "---\n- a\n- b\n", []string{"5: document is not a Kubernetes object"}, 1, nil},
-		{"wrong field type", good + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: three}\n", []string{"5: Deployment d: "}, 1, nil},
+		{"wrong field type", good + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: three}\n", []string{"5: Deployment d: field spec.replicas: a string where a number is expected"}, 1, nil},
 		{"unknown kinds are counted, not fatal", good + "---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\n", nil, 1,
 			map[string]int{"Widget": 1, "Secret": 1}},
 		{"helm leftovers", "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n", []string{"4: Helm template syntax"}, 0, nil},

@@ -5,7 +5,10 @@
 package kubegap
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -504,7 +507,46 @@ func convert(u map[string]any, into any) (err error) {
 			err = fmt.Errorf("cannot read the object: %v", r)
 		}
 	}()
-	return runtime.DefaultUnstructuredConverter.FromUnstructured(u, into)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, into); err != nil {
+		return explainConvert(u, into, err)
+	}
+	return nil
+}
+
+// explainConvert finds which field a failed conversion tripped on: the
+// converter says only "unrecognized type: int32", encoding/json names the
+// field. Only failures pay for it.
+func explainConvert(u map[string]any, into any, err error) error {
+	data, jerr := json.Marshal(u)
+	if jerr != nil {
+		return err
+	}
+	var ute *json.UnmarshalTypeError
+	if jerr := json.Unmarshal(data, into); errors.As(jerr, &ute) && ute.Field != "" {
+		found := map[string]string{"object": "a mapping", "array": "a list", "string": "a string", "number": "a number", "bool": "true or false"}[ute.Value]
+		if found == "" {
+			found = ute.Value
+		}
+		return fmt.Errorf("field %s: %s where %s is expected", ute.Field, found, jsonKind(ute.Type.Kind()))
+	}
+	return err
+}
+
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "a mapping"
+	}
+	return "another type"
 }
 
 // cleanConvertError shortens the converter's messages to what a person
