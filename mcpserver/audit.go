@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -442,6 +443,18 @@ func (h *handlers) auditKubernetes(ctx context.Context, _ *mcp.CallToolRequest, 
 	min, err := ParseMinSeverity(in.MinSeverity)
 	if err != nil {
 		return nil, nil, h.toolErr(err)
+	}
+	// Wait for a slot for half the call's time at most, so that a busy
+	// server says so rather than time out.
+	wait := time.NewTimer(h.cfg.CallTimeout / 2)
+	defer wait.Stop()
+	select {
+	case h.auditSlots <- struct{}{}:
+		defer func() { <-h.auditSlots }()
+	case <-wait.C:
+		return nil, nil, toolError{"the server is busy with other audits; try again in a few seconds"}
+	case <-ctx.Done():
+		return nil, nil, toolError{"the server is busy with other audits; try again in a few seconds"}
 	}
 	rep, err := h.cfg.Auditor.AuditManifests(ctx, "manifests", []byte(in.Manifests))
 	if err != nil {

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"incidentlib"
 )
@@ -229,5 +231,39 @@ func TestAuditOutputWithoutBaseURL(t *testing.T) {
 	md := RenderAuditMarkdown(out)
 	if !strings.Contains(md, " IL-0561 DigitalOcean <auth> timed out (https://status.example/1), tagged Retry amplification") || strings.Contains(md, "](/") {
 		t.Errorf("text:\n%s", md)
+	}
+}
+
+// blockingAuditor holds every audit until release is closed.
+type blockingAuditor struct {
+	fakeAuditor
+	started chan struct{}
+	release chan struct{}
+}
+
+func (b blockingAuditor) AuditManifests(ctx context.Context, name string, m []byte) (*incidentlib.AuditReport, error) {
+	b.started <- struct{}{}
+	<-b.release
+	return b.fakeAuditor.AuditManifests(ctx, name, m)
+}
+
+// Audits beyond MaxConcurrentAudits wait, then are told the server is
+// busy; the running one is not disturbed.
+func TestAuditConcurrencyBound(t *testing.T) {
+	a := blockingAuditor{started: make(chan struct{}, 1), release: make(chan struct{})}
+	cs := connect(t, testLibrary(t), Config{Auditor: a, MaxConcurrentAudits: 1, CallTimeout: 4 * time.Second})
+	first := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "audit_kubernetes", Arguments: map[string]any{"manifests": twoObjects}})
+		first <- res
+	}()
+	<-a.started
+	res := call(t, cs, "audit_kubernetes", map[string]any{"manifests": twoObjects}, nil)
+	if !res.IsError || !strings.Contains(text(res), "busy with other audits") {
+		t.Errorf("second audit: isError %v, %q", res.IsError, text(res))
+	}
+	close(a.release)
+	if res := <-first; res == nil || res.IsError {
+		t.Errorf("the first audit failed: %+v", res)
 	}
 }

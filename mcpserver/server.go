@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"time"
 
@@ -64,6 +65,12 @@ type Config struct {
 	// Checks is kubegap's check catalogue, for the kubegap_checks tool;
 	// nil takes the Auditor's. Without either the tool is left out.
 	Checks []incidentlib.Check
+	// MaxConcurrentAudits bounds the audit_kubernetes calls that run at
+	// once, across all clients: one audit of a 1 MiB manifest is about a
+	// second of CPU. A call that finds every slot taken waits half its
+	// CallTimeout, then gets a tool error saying the server is busy. 0 means
+	// GOMAXPROCS.
+	MaxConcurrentAudits int
 
 	// Version is reported to clients in the initialize result.
 	Version string
@@ -85,6 +92,9 @@ func (cfg Config) withDefaults() Config {
 		if cfg.Auditor != nil {
 			cfg.MaxBodyBytes = DefaultAuditBodyBytes
 		}
+	}
+	if cfg.MaxConcurrentAudits <= 0 {
+		cfg.MaxConcurrentAudits = runtime.GOMAXPROCS(0)
 	}
 	if cfg.Checks == nil && cfg.Auditor != nil {
 		cfg.Checks = cfg.Auditor.Checks()
@@ -133,7 +143,7 @@ It can also audit Kubernetes manifests: audit_kubernetes takes their YAML as tex
 // the prompts. The same server may serve any number of sessions at once.
 func NewServer(lib incidentlib.Library, cfg Config) *mcp.Server {
 	cfg = cfg.withDefaults()
-	h := &handlers{lib: lib, cfg: cfg, log: cfg.Logger, checks: cfg.Checks}
+	h := &handlers{lib: lib, cfg: cfg, log: cfg.Logger, checks: cfg.Checks, auditSlots: make(chan struct{}, cfg.MaxConcurrentAudits)}
 	instr := instructions
 	if cfg.Auditor != nil {
 		instr += auditInstructions
@@ -166,6 +176,8 @@ type handlers struct {
 	cfg    Config
 	log    *slog.Logger
 	checks []incidentlib.Check // kubegap's catalogue, possibly empty
+	// auditSlots holds a token per running audit_kubernetes call.
+	auditSlots chan struct{}
 }
 
 // caseURL is the web page of a case.
