@@ -51,12 +51,6 @@ func loadBytes(name string, data []byte, s *Snapshot) []incidentlib.InputProblem
 	problem := func(line int, format string, args ...any) {
 		problems = append(problems, incidentlib.InputProblem{Object: incidentlib.ObjectRef{File: name, Line: line}, Message: fmt.Sprintf(format, args...)})
 	}
-	if line := helmLeftover(data); line > 0 {
-		// A template that was not rendered: its YAML may parse, but what it
-		// says is not what will be applied.
-		problem(line, "Helm template syntax ({{ … }}) found: render the chart first (helm template … | kubegap audit -)")
-		return problems
-	}
 	docs := splitDocuments(data)
 	if len(docs) > MaxDocuments {
 		problem(docs[MaxDocuments].line, "more than %d documents; read only the first %d", MaxDocuments, MaxDocuments)
@@ -128,12 +122,18 @@ func parseDocument(doc document) parsedDoc {
 		return parsedDoc{} // an empty document
 	}
 	if err != nil {
+		if line := helmLeftover(doc.text); line > 0 {
+			return fail(doc.line+line-1, "%s", helmMessage)
+		}
 		line, msg := yamlErrorLine(err)
 		return fail(doc.line+line-1, "malformed YAML: %s", msg)
 	}
 	conv := converter{budget: maxNodes}
 	v, err := conv.value(&root, 0)
 	if err != nil {
+		if line := helmLeftover(doc.text); line > 0 {
+			return fail(doc.line+line-1, "%s", helmMessage)
+		}
 		return fail(doc.line, "%v", err)
 	}
 	if v == nil {
@@ -144,6 +144,9 @@ func parseDocument(doc document) parsedDoc {
 		return fail(doc.line, "document is not a Kubernetes object (a mapping with apiVersion and kind)")
 	}
 	line := doc.line + nodeLine(&root) - 1
+	if templated(obj) {
+		return fail(doc.line+max(helmLeftover(doc.text), 1)-1, "%s", helmMessage)
+	}
 	k, _ := obj["kind"].(string)
 	if !strings.HasSuffix(k, "List") || obj["items"] == nil {
 		return parsedDoc{objects: []parsedObject{{obj, line}}}
@@ -234,7 +237,26 @@ func isSeparator(line []byte) bool {
 	return len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '#'
 }
 
-// helmLeftover returns the line of the first "{{" outside a comment, or 0.
+// helmMessage says what to do about an unrendered template.
+const helmMessage = "Helm template syntax ({{ … }}) found: render the chart first (helm template … | kubegap audit -)"
+
+// templated reports whether an object that parsed still names itself
+// with template syntax: a quoted "{{ .Release.Name }}" in its kind,
+// apiVersion, name or namespace. "{{" elsewhere in values is left alone:
+// rendered charts carry it legitimately, in alerting rules and config
+// templates.
+func templated(obj map[string]any) bool {
+	for _, v := range []string{stringField(obj, "apiVersion"), stringField(obj, "kind"),
+		stringField(obj, "metadata", "name"), stringField(obj, "metadata", "namespace")} {
+		if strings.Contains(v, "{{") {
+			return true
+		}
+	}
+	return false
+}
+
+// helmLeftover returns the line (within data) of the first "{{" outside a
+// comment, or 0.
 func helmLeftover(data []byte) int {
 	if !bytes.Contains(data, []byte("{{")) {
 		return 0
