@@ -443,5 +443,16 @@ func scalar(n *yaml.Node) (any, error) {
 		}
 		return f, nil
 	}
+	if n.Style == 0 && n.ShortTag() == "!!str" {
+		// Kubernetes reads YAML as YAML 1.1, where plain yes, no, on and
+		// off are booleans; so does kubegap, or a value kubectl rejects
+		// (an env value of yes) would pass here.
+		switch n.Value {
+		case "y", "Y", "yes", "Yes", "YES", "on", "On", "ON":
+			return true, nil
+		case "n", "N", "no", "No", "NO", "off", "Off", "OFF":
+			return false, nil
+		}
+	}
 	return n.Value, nil
 }
