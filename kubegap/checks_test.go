@@ -85,6 +85,7 @@ var checkFixtures = []struct {
 	{"KG021/fail-no-readiness.yaml", []string{"KG021"}},
 	{"KG021/pass-no-service.yaml", nil},
 	{"KG022/fail-always-with-hpa.yaml", []string{"KG022"}},
+	{"KG022/fail-latest-default-with-hpa.yaml", []string{"KG020", "KG022"}},
 	{"KG022/pass-if-not-present.yaml", nil},
 	{"KG023/fail-timeout-equals-period.yaml", []string{"KG023"}},
 	{"KG023/pass-timeout-shorter.yaml", nil},

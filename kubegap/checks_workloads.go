@@ -518,6 +518,15 @@ func checkLatestImage(s *Snapshot, r *reporter) {
 	}
 }
 
+// defaultsToPullAlways reports whether the API server would set
+// imagePullPolicy to Always for a container that leaves it out: it does for
+// the latest tag and for untagged images, not for digests. A cluster
+// returns the defaulted value, so files must read the gap the same way.
+func defaultsToPullAlways(image string) bool {
+	tag, digest := imageTag(image)
+	return !digest && (tag == "" || tag == "latest")
+}
+
 func checkPullAlways(s *Snapshot, r *reporter) {
 	for _, w := range s.audited() {
 		scales := ""
@@ -531,8 +540,11 @@ func checkPullAlways(s *Snapshot, r *reporter) {
 			continue
 		}
 		for _, c := range allContainers(w.Template.Spec) {
-			if c.ImagePullPolicy == corev1.PullAlways {
+			switch {
+			case c.ImagePullPolicy == corev1.PullAlways:
 				r.add(&w.Object, "container %q sets imagePullPolicy: Always and the workload is %s: every new pod needs the registry to start", c.Name, scales)
+			case c.ImagePullPolicy == "" && defaultsToPullAlways(c.Image):
+				r.add(&w.Object, "container %q leaves imagePullPolicy out, which Kubernetes sets to Always for image %s (latest or untagged), and the workload is %s: every new pod needs the registry to start", c.Name, c.Image, scales)
 			}
 		}
 	}
