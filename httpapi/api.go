@@ -1,6 +1,7 @@
 // Package httpapi serves the library as a JSON API under /api/v1/: cases,
 // search with facet counts, similar cases, topics, the vocabulary, corpus
-// statistics, bulk export and the OpenAPI 3.1 document that describes them.
+// statistics, kubegap's checks with the cases they cite, bulk export and the
+// OpenAPI 3.1 document that describes them.
 //
 // Every route is declared once, in the table of routes.go; the same table
 // registers the handlers and generates the OpenAPI document, so the two
@@ -50,6 +51,10 @@ type Config struct {
 	// RateBurst the burst on top; RateLimit 0 turns limiting off.
 	RateLimit float64
 	RateBurst int
+	// Checks is kubegap's check catalogue, served at /api/v1/checks; each
+	// check's citations are found in the library when asked. Empty serves
+	// an empty list.
+	Checks []incidentlib.Check
 	// Limiter, when set, replaces the limiter built from RateLimit and
 	// RateBurst, so the server can share one budget across protocols.
 	Limiter *httpx.RateLimiter
@@ -58,6 +63,7 @@ type Config struct {
 // api holds what the handlers share.
 type api struct {
 	lib     incidentlib.Library
+	checks  []incidentlib.Check
 	log     *slog.Logger
 	links   links
 	cache   string // Cache-Control of successful responses
@@ -69,9 +75,10 @@ type api struct {
 // server's mux at "/api/v1/".
 func New(lib incidentlib.Library, cfg Config) http.Handler {
 	a := &api{
-		lib:   lib,
-		log:   cfg.Logger,
-		links: links{base: strings.TrimRight(cfg.BaseURL, "/")},
+		lib:    lib,
+		checks: cfg.Checks,
+		log:    cfg.Logger,
+		links:  links{base: strings.TrimRight(cfg.BaseURL, "/")},
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)

@@ -37,7 +37,32 @@ type testAPI struct {
 func newAPI(t testing.TB, cfg Config) *testAPI {
 	t.Helper()
 	l := shippedLibrary(t)
-	return &testAPI{t: t, h: New(l, cfg), a: &api{lib: l, links: links{base: strings.TrimRight(cfg.BaseURL, "/")}}}
+	if cfg.Checks == nil {
+		cfg.Checks = testChecks()
+	}
+	return &testAPI{t: t, h: New(l, cfg), a: &api{lib: l, checks: cfg.Checks, links: links{base: strings.TrimRight(cfg.BaseURL, "/")}}}
+}
+
+// testChecks is a small kubegap catalogue over the shipped vocabulary.
+// The API knows checks only through the domain; cmd/ wires the real one.
+// KG001 is the example the OpenAPI document gives.
+func testChecks() []incidentlib.Check {
+	return []incidentlib.Check{
+		{
+			ID: "KG001", Title: "Retries without a brake", Severity: incidentlib.CheckHigh,
+			Rule: "A route that retries has a brake.", Why: "Retries multiply load.", Fix: "Add outlier detection.",
+			FixYAML: "outlierDetection:\n  consecutive5xxErrors: 5\n",
+			Guards: []incidentlib.TermRef{
+				{Facet: incidentlib.FacetContributingFactor, Slug: "retry-amplification"},
+				{Facet: incidentlib.FacetComponent, Slug: "cache"}, // a group
+			},
+		},
+		{
+			ID: "KG002", Title: "Deep liveness probe", Severity: incidentlib.CheckMedium,
+			Rule: "Liveness checks only the process.", Why: "Restart loops.", Fix: "Probe locally.",
+			Guards: []incidentlib.TermRef{{Facet: incidentlib.FacetContributingFactor, Slug: "health-check-dependency"}},
+		},
+	}
 }
 
 // openapiBytes fetches the served document.
@@ -202,6 +227,8 @@ func TestErrors(t *testing.T) {
 		{"unknown topic term", "GET", "/api/v1/topics/root_cause/no-such-term", nil, 404, "not_found", "slug", "config-change"},
 		{"unknown facet", "GET", "/api/v1/topics/colour/red", nil, 404, "not_found", "facet", "root_cause"},
 		{"unknown endpoint", "GET", "/api/v1/nothing", nil, 404, "not_found", "", "openapi.json"},
+		{"unknown check", "GET", "/api/v1/checks/KG999", nil, 404, "not_found", "id", "KG001 to KG002"},
+		{"check with a parameter", "GET", "/api/v1/checks/KG001?limit=3", nil, 400, "invalid", "limit", "takes none"},
 		{"unknown parameter", "GET", "/api/v1/cases?rootcause=x", nil, 400, "invalid", "rootcause", "root_cause"},
 		{"parameter on parameterless endpoint", "GET", "/api/v1/stats?x=1", nil, 400, "invalid", "x", "takes none"},
 		{"repeated single parameter", "GET", "/api/v1/cases?page=1&page=2", nil, 400, "invalid", "page", "2 times"},

@@ -177,7 +177,7 @@ func (a *api) openAPIDocument() object {
 			"500": problem("An internal error; its detail is logged, not shown."),
 		}
 		if rt.NotFound {
-			responses["404"] = problem("No case, facet or term by that name; param names which.")
+			responses["404"] = problem("No case, facet, term or check by that name; param names which.")
 		}
 		get := object{
 			"operationId": rt.ID,

@@ -134,6 +134,21 @@ func (a *api) routeTable() []*route {
 			Handle: a.handleStats,
 		},
 		{
+			ID: "listChecks", Path: apiPrefix + "/checks", Summary: "The kubegap checks",
+			Doc: "Every check of kubegap, the read-only Kubernetes audit: ID, title, severity, the rule, and the vocabulary terms it guards against. " +
+				"getCheck adds why it matters, the fix and the cases it cites.",
+			Body:   CheckList{},
+			Handle: a.handleChecks,
+		},
+		{
+			ID: "getCheck", Path: apiPrefix + "/checks/{id}", Summary: "One kubegap check with the cases it cites",
+			Doc: "A check's rule, why it matters, how to fix it (with a YAML snippet), its guarded terms, and the library's cases tagged with any of them, " +
+				"newest first, each with the reason it is cited. The ID is matched without regard to case.",
+			Params: []param{{Name: "id", In: "path", Type: "string", Example: "KG001", Doc: "Check ID, e.g. KG001 (see listChecks)."}},
+			Body:   Check{}, NotFound: true,
+			Handle: a.handleCheck,
+		},
+		{
 			ID: "exportCasesJSONL", Path: apiPrefix + "/export/cases.jsonl", Summary: "Every case as JSON Lines",
 			Doc:    "The whole corpus, one case per line in the shape of getCase, ordered by ID. The schema below is that of one line.",
 			Body:   Case{},

@@ -335,3 +335,37 @@ type Problem struct {
 	Param    *string `json:"param" doc:"The parameter at fault, or null."`
 	Instance string  `json:"instance" doc:"The request path."`
 }
+
+// CheckSummary is a kubegap check as the list of checks shows it.
+type CheckSummary struct {
+	ID       string    `json:"id" doc:"The check's stable ID, e.g. KG001."`
+	Title    string    `json:"title"`
+	Severity string    `json:"severity" enum:"low,medium,high,critical" doc:"How much the gap matters, before any policy override."`
+	Rule     string    `json:"rule" doc:"The rule in one sentence."`
+	Guards   []TermRef `json:"guards" doc:"The vocabulary terms the check guards against; the check cites every case tagged with any of them."`
+	Links    Links     `json:"links"`
+}
+
+// CheckList is every kubegap check.
+type CheckList struct {
+	Total  int            `json:"total"`
+	Checks []CheckSummary `json:"checks" doc:"The catalogue, in its own order."`
+	Links  Links          `json:"links"`
+}
+
+// Citation is a case a check cites, and why.
+type Citation struct {
+	Case   CaseSummary `json:"case"`
+	Terms  []TermRef   `json:"terms" doc:"The check's guarded terms the case carries."`
+	Reason string      `json:"reason" doc:"Why the case is cited, in words: \"tagged Retry amplification\"."`
+}
+
+// Check is one kubegap check with the cases it cites.
+type Check struct {
+	CheckSummary
+	Why               string     `json:"why" doc:"Why the gap matters, in the incidents' terms."`
+	Fix               string     `json:"fix" doc:"How to fix it, in words."`
+	FixYAML           string     `json:"fix_yaml" doc:"A YAML snippet showing the fix; empty when the fix is not a manifest change."`
+	Citations         []Citation `json:"citations" doc:"The library's cases tagged with a guarded term, newest first, at most 50; found when asked, so a new case is cited without a code change."`
+	CitationsComplete bool       `json:"citations_complete" doc:"true when citations holds every such case; false when there are more (the guards' topics list them all)."`
+}

@@ -101,6 +101,39 @@ func TestE2EGoSDKClient(t *testing.T) {
 	}
 }
 
+// The tools of the server, sorted: the library's, and those added when an
+// Auditor is configured (incidentlib serve and mcp configure kubegap's).
+var (
+	libraryTools   = []string{"get_incident", "get_topic", "list_incidents", "search_incidents", "similar_incidents", "vocab"}
+	withAuditTools = []string{"audit_kubernetes", "get_incident", "get_topic", "kubegap_checks", "list_incidents", "search_incidents", "similar_incidents", "vocab"}
+)
+
+// exerciseAudit runs the audit tools of a server that has them: a route
+// retrying with no brake must give findings, each citing cases by URL, and
+// malformed YAML a tool error.
+func exerciseAudit(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	const manifests = "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: payments, namespace: shop}\n" +
+		"spec:\n  hosts: [payments]\n  http:\n  - route:\n    - destination: {host: payments}\n    retries: {attempts: 3, retryOn: 5xx}\n"
+	var out AuditOutput
+	res := call(t, cs, "audit_kubernetes", map[string]any{"manifests": manifests}, &out)
+	if res.IsError || out.Objects != 1 || len(out.Findings) == 0 {
+		t.Fatalf("audit_kubernetes: %.500s", text(res))
+	}
+	for _, f := range out.Findings {
+		if len(f.Citations) == 0 || !strings.Contains(f.Citations[0].URL, "/cases/IL-") {
+			t.Errorf("finding %s cites %+v", f.CheckID, f.Citations)
+		}
+	}
+	if res := call(t, cs, "audit_kubernetes", map[string]any{"manifests": "kind: Pod\nmetadata: [\n"}, nil); !res.IsError || !strings.Contains(text(res), "manifests:2") {
+		t.Errorf("audit_kubernetes on malformed YAML: want a tool error naming manifests:2, got %.300s", text(res))
+	}
+	var checks ChecksOutput
+	if res := call(t, cs, "kubegap_checks", map[string]any{}, &checks); res.IsError || len(checks.Checks) == 0 {
+		t.Errorf("kubegap_checks: %.300s", text(res))
+	}
+}
+
 // exercise calls every tool, prompt and resource kind once, and each tool
 // once with a bad argument, checking what any server of this library must
 // answer whatever its corpus and base URL.
@@ -110,8 +143,16 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 6 {
-		t.Errorf("%d tools, want 6", len(tools.Tools))
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, libraryTools) && !slices.Equal(names, withAuditTools) {
+		t.Errorf("tools %v, want %v, or with an auditor %v", names, libraryTools, withAuditTools)
+	}
+	if slices.Contains(names, "audit_kubernetes") {
+		exerciseAudit(t, cs)
 	}
 	var page CasePage
 	if res := call(t, cs, "list_incidents", map[string]any{"limit": 3}, &page); res.IsError || len(page.Cases) == 0 {
@@ -231,8 +272,8 @@ func TestE2EInspectorCLI(t *testing.T) {
 				}
 			}
 			slices.Sort(names)
-			if want := []string{"get_incident", "get_topic", "list_incidents", "search_incidents", "similar_incidents", "vocab"}; !slices.Equal(names, want) {
-				t.Errorf("tools %v, want %v", names, want)
+			if !slices.Equal(names, libraryTools) && !slices.Equal(names, withAuditTools) {
+				t.Errorf("tools %v, want %v, or with an auditor %v", names, libraryTools, withAuditTools)
 			}
 
 			out, code := run("--method", "tools/call", "--tool-name", "list_incidents", "--tool-arg", "limit=2", "--tool-arg", `sort=oldest`)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"time"
 
@@ -58,6 +59,19 @@ type Config struct {
 	// proxy, give a function that reads the header that proxy sets.
 	ClientKey func(*http.Request) string
 
+	// Auditor, when set, adds the audit_kubernetes tool, which audits
+	// manifests passed as text with kubegap's checks. Nil leaves it out.
+	Auditor incidentlib.Auditor
+	// Checks is kubegap's check catalogue, for the kubegap_checks tool;
+	// nil takes the Auditor's. Without either the tool is left out.
+	Checks []incidentlib.Check
+	// MaxConcurrentAudits bounds the audit_kubernetes calls that run at
+	// once, across all clients: one audit of a 1 MiB manifest is about a
+	// second of CPU. A call that finds every slot taken waits half its
+	// CallTimeout, then gets a tool error saying the server is busy. 0 means
+	// GOMAXPROCS.
+	MaxConcurrentAudits int
+
 	// Version is reported to clients in the initialize result.
 	Version string
 	// Logger receives internal errors; nil discards them.
@@ -75,6 +89,15 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+		if cfg.Auditor != nil {
+			cfg.MaxBodyBytes = DefaultAuditBodyBytes
+		}
+	}
+	if cfg.MaxConcurrentAudits <= 0 {
+		cfg.MaxConcurrentAudits = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Checks == nil && cfg.Auditor != nil {
+		cfg.Checks = cfg.Auditor.Checks()
 	}
 	if cfg.RateLimit <= 0 {
 		cfg.RateLimit = DefaultRateLimit
@@ -111,17 +134,26 @@ const instructions = `The Incident Library: public production incidents (outages
 
 Use it while designing, reviewing or debugging a system to find real failures like the one at hand and cite them. Start with search_incidents (free text, optionally filtered by vocabulary slugs); call vocab to learn the slugs; get_incident for a whole case; similar_incidents to widen from one case; get_topic for everything on one root cause, component, symptom or contributing factor. Every case has a URL: cite it.`
 
+// auditInstructions are added when the server can audit manifests.
+const auditInstructions = `
+
+It can also audit Kubernetes manifests: audit_kubernetes takes their YAML as text and returns each gap with its fix and the incidents in the library where the same gap caused an outage; kubegap_checks lists the checks.`
+
 // NewServer returns the MCP server over lib: the tools, the resources and
 // the prompts. The same server may serve any number of sessions at once.
 func NewServer(lib incidentlib.Library, cfg Config) *mcp.Server {
 	cfg = cfg.withDefaults()
-	h := &handlers{lib: lib, cfg: cfg, log: cfg.Logger}
+	h := &handlers{lib: lib, cfg: cfg, log: cfg.Logger, checks: cfg.Checks, auditSlots: make(chan struct{}, cfg.MaxConcurrentAudits)}
+	instr := instructions
+	if cfg.Auditor != nil {
+		instr += auditInstructions
+	}
 	s := mcp.NewServer(&mcp.Implementation{
 		Name:    serverName,
 		Title:   "Incident Library",
 		Version: cfg.Version,
 	}, &mcp.ServerOptions{
-		Instructions: instructions,
+		Instructions: instr,
 		Logger:       cfg.Logger,
 		// No logging capability: the server has nothing to stream to a
 		// client, and every tool answers in one result.
@@ -132,6 +164,7 @@ func NewServer(lib incidentlib.Library, cfg Config) *mcp.Server {
 	})
 	s.AddReceivingMiddleware(h.deadline)
 	h.addTools(s)
+	h.addAuditTools(s)
 	h.addResources(s)
 	h.addPrompts(s)
 	return s
@@ -139,9 +172,12 @@ func NewServer(lib incidentlib.Library, cfg Config) *mcp.Server {
 
 // handlers holds what every tool, resource and prompt handler needs.
 type handlers struct {
-	lib incidentlib.Library
-	cfg Config
-	log *slog.Logger
+	lib    incidentlib.Library
+	cfg    Config
+	log    *slog.Logger
+	checks []incidentlib.Check // kubegap's catalogue, possibly empty
+	// auditSlots holds a token per running audit_kubernetes call.
+	auditSlots chan struct{}
 }
 
 // caseURL is the web page of a case.

@@ -80,7 +80,7 @@ func browserContext(t *testing.T) context.Context {
 func shippedServer(t *testing.T) (*httptest.Server, *engine.Engine) {
 	t.Helper()
 	e := enginetest.Shipped(t)
-	h, err := New(e, Config{})
+	h, err := New(e, Config{Checks: browserChecks(t, e)})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -382,6 +382,30 @@ func TestBrowserJourney(t *testing.T) {
 	}
 	b.screenshot("desktop-charts")
 
+	// kubegap checks: the index, then one check with the cases it cites.
+	b.open("/checks")
+	if n := b.count("table.checks tbody tr"); n != 1 {
+		t.Errorf("check index lists %d checks, want 1", n)
+	}
+	b.screenshot("desktop-checks")
+	b.click(`table.checks a[href="/checks/KG900"]`)
+	if got := b.text("h1"); got != "KG900 Browser test check" {
+		t.Errorf("check page h1 %q", got)
+	}
+	if n := b.count("ul.cited > li"); n == 0 {
+		t.Error("the check page cites no case")
+	} else if !strings.HasPrefix(b.text("ul.cited > li .reason"), "tagged ") {
+		t.Errorf("first cited case's reason %q", b.text("ul.cited > li .reason"))
+	}
+	if got := b.eval(`getComputedStyle(document.querySelector('pre.yaml code')).whiteSpace`); got != "pre" {
+		t.Errorf("the fix's YAML is not preformatted: white-space %q", got)
+	}
+	b.screenshot("desktop-check")
+	b.click("ul.cited > li a")
+	if !strings.HasPrefix(b.path(), "/cases/") || !strings.Contains(b.text(".kubegap"), "KG900") {
+		t.Errorf("a cited case (%s) does not name the check in its panel: %q", b.path(), b.text(".kubegap"))
+	}
+
 	b.open("/cases/IL-9999")
 	if got := b.text("h1"); got != "Not found" {
 		t.Errorf("unknown case h1 %q", got)
@@ -395,6 +419,8 @@ func TestBrowserJourney(t *testing.T) {
 		{"phone-case", "/cases/" + id},
 		{"phone-topic", "/root-causes/" + top.Term.Slug},
 		{"phone-charts", "/charts"},
+		{"phone-checks", "/checks"},
+		{"phone-check", "/checks/KG900"},
 	} {
 		b.open(p.path)
 		b.noOverflow(p.path)
@@ -412,6 +438,30 @@ func TestBrowserJourney(t *testing.T) {
 	b.open("/search?q=retry")
 	b.screenshot("desktop-search-dark")
 	b.colorScheme("light")
+}
+
+// browserChecks is a one-check kubegap catalogue over the shipped corpus's
+// most used contributing factor, so that the check pages have cases to
+// cite whatever the corpus holds. Package web knows checks only through
+// the domain; the real catalogue is wired in cmd/.
+func browserChecks(t *testing.T, lib incidentlib.Library) []incidentlib.Check {
+	t.Helper()
+	st, err := lib.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top incidentlib.FacetCount
+	for _, fc := range st.Terms[incidentlib.FacetContributingFactor] {
+		if fc.Count > top.Count {
+			top = fc
+		}
+	}
+	return []incidentlib.Check{{
+		ID: "KG900", Title: "Browser test check", Severity: incidentlib.CheckHigh,
+		Rule: "A rule in one sentence.", Why: "Why it matters.", Fix: "How to fix it.",
+		FixYAML: "spec:\n  replicas: 3\n",
+		Guards:  []incidentlib.TermRef{{Facet: incidentlib.FacetContributingFactor, Slug: top.Term.Slug}},
+	}}
 }
 
 func resultCount(t *testing.T, s string) int {

@@ -54,7 +54,7 @@ func (s *server) showCasePage(w http.ResponseWriter, r *http.Request) error {
 	p.Canonical = base + cv.URL
 	cp := casePage{
 		Case:    cv,
-		Kubegap: s.kubegap(r.Context(), "This case involves", cv.Components, c.ID),
+		Kubegap: s.kubegap("This case involves", cv.Components, incidentlib.ChecksForCase(s.cfg.Checks, s.vocab, c)),
 		JSONURL: base + "/api/v1/cases/" + c.ID,
 		Similar: base + "/api/v1/cases/" + c.ID + "/similar",
 		MCPURL:  base + "/mcp",

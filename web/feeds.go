@@ -111,7 +111,8 @@ type sitemapURL struct {
 }
 
 // showSitemap renders /sitemap.xml: the home page, charts, every facet
-// index, every case and every term with at least one case.
+// index, every case, every term with at least one case and the kubegap
+// checks.
 func (s *server) showSitemap(w http.ResponseWriter, r *http.Request) error {
 	cases, err := s.lib.Cases(r.Context())
 	if err != nil {
@@ -136,6 +137,12 @@ func (s *server) showSitemap(w http.ResponseWriter, r *http.Request) error {
 	}
 	for _, c := range cases {
 		add(caseURL(c.ID))
+	}
+	if len(s.cfg.Checks) > 0 {
+		add(checkIndexURL)
+		for _, c := range s.cfg.Checks {
+			add(checkURL(c.ID))
+		}
 	}
 	return writeXML(w, "application/xml; charset=utf-8", sm)
 }

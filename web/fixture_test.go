@@ -144,9 +144,43 @@ func newFixtureHandler(t testing.TB) (*engine.Engine, http.Handler) {
 		t.Fatalf("engine.Open: %v", err)
 	}
 	t.Cleanup(func() { e.Close() })
-	h, err := New(e, Config{BaseURL: testBaseURL})
+	h, err := New(e, Config{BaseURL: testBaseURL, Checks: fixtureChecks()})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	return e, h
+}
+
+// fixtureChecks is a small kubegap catalogue over the fixture vocabulary:
+// one check cites two cases, one cites a case through a component group,
+// one cites none and carries markup that must show as text.
+func fixtureChecks() []incidentlib.Check {
+	return []incidentlib.Check{
+		{
+			ID: "KG001", Title: "Retries without a brake", Severity: incidentlib.CheckHigh,
+			Rule:    "A mesh route that retries must have outlier detection or a connection-pool limit.",
+			Why:     "Retries multiply load on a struggling backend.\n\nWithout a brake, a small loss of capacity becomes an outage.",
+			Fix:     "Add outlier detection to the DestinationRule of the route's host.",
+			FixYAML: "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nspec:\n  trafficPolicy:\n    outlierDetection:\n      consecutive5xxErrors: 5\n",
+			Guards: []incidentlib.TermRef{
+				{Facet: incidentlib.FacetContributingFactor, Slug: "retry-amplification"},
+				{Facet: incidentlib.FacetComponent, Slug: "in-memory-cache"},
+			},
+		},
+		{
+			ID: "KG002", Title: "Load balancer drains " + hostileScript, Severity: incidentlib.CheckMedium,
+			Rule:    "Rule " + hostileAttr,
+			Why:     "Why " + hostileScript,
+			Fix:     "Fix " + hostileAttr,
+			FixYAML: "metadata:\n  name: " + hostileScript + "\n",
+			Guards:  []incidentlib.TermRef{{Facet: incidentlib.FacetComponent, Slug: "network"}},
+		},
+		{
+			ID: "KG003", Title: "Backups that were never restored", Severity: incidentlib.CheckLow,
+			Rule:   "Every volume has a restore test.",
+			Why:    "Data lost for good.",
+			Fix:    "Restore a backup on a schedule.",
+			Guards: []incidentlib.TermRef{{Facet: incidentlib.FacetSymptom, Slug: "data-loss"}},
+		},
+	}
 }

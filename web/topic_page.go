@@ -187,7 +187,7 @@ func (s *server) topicPage(f incidentlib.Facet) pageFunc {
 		if res.Total == 1 {
 			intro = "This case involves"
 		}
-		tp.Kubegap = s.kubegap(r.Context(), intro, s.counted(comps), "")
+		tp.Kubegap = s.kubegap(intro, s.counted(comps), incidentlib.ChecksForTerm(s.cfg.Checks, s.vocab, f, t.Term.Slug))
 		p := s.newPage(r, f.Title()+": "+t.Term.Name)
 		if pageNo > 1 {
 			p.Title += " (page " + strconv.Itoa(pageNo) + ")"

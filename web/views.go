@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"net/url"
 	"strings"
 
@@ -194,18 +193,52 @@ func (s *server) hits(hs []incidentlib.Hit) []hitView {
 	return out
 }
 
+// kubegapCommand is how a reader runs kubegap from a checkout of this
+// module (its path is "incidentlib" in go.mod).
+const kubegapCommand = "go run incidentlib/cmd/kubegap audit ./manifests"
+
+// kubegapAgentCommand adds kubegap's MCP server to Claude Code.
+const kubegapAgentCommand = "claude mcp add kubegap -- go run incidentlib/cmd/kubegap mcp"
+
+// checkIndexURL is the page listing every kubegap check.
+const checkIndexURL = "/checks"
+
+// checkURL is a kubegap check's page.
+func checkURL(id string) string { return checkIndexURL + "/" + url.PathEscape(id) }
+
+// checkLink is a kubegap check as lists link it.
+type checkLink struct {
+	ID       string
+	Title    string
+	Severity string
+	URL      string
+}
+
+func checkLinks(cs []incidentlib.Check) []checkLink {
+	out := make([]checkLink, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, checkLink{ID: c.ID, Title: c.Title, Severity: string(c.Severity), URL: checkURL(c.ID)})
+	}
+	return out
+}
+
 // kubegapView is the "Check your cluster for this" panel.
 type kubegapView struct {
 	Intro      string // "This case involves" / "These 2 cases involve"
 	Components []termLink
-	URL        string
-	Checks     []KubegapCheck
+	URL        string // where kubegap is documented
+	Checks     []checkLink
+	Catalogue  bool   // whether any check is known
+	IndexURL   string // every check
+	Command    string // how to run kubegap
 }
 
-func (s *server) kubegap(ctx context.Context, intro string, components []termLink, caseID string) kubegapView {
-	k := kubegapView{Intro: intro, Components: components, URL: s.cfg.KubegapURL}
-	if caseID != "" && s.cfg.KubegapChecks != nil {
-		k.Checks = s.cfg.KubegapChecks(ctx, caseID)
+// kubegap builds the panel. checks are those guarding the page's terms.
+func (s *server) kubegap(intro string, components []termLink, checks []incidentlib.Check) kubegapView {
+	k := kubegapView{Intro: intro, Components: components, URL: s.cfg.KubegapURL, Checks: checkLinks(checks),
+		Catalogue: len(s.cfg.Checks) > 0, IndexURL: checkIndexURL, Command: kubegapCommand}
+	if k.URL == "" {
+		k.URL = checkIndexURL
 	}
 	return k
 }

@@ -9,7 +9,6 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -28,19 +27,14 @@ type Config struct {
 	// Logger receives internal errors; nil discards them.
 	Logger *slog.Logger
 	// KubegapURL is where kubegap, the cluster audit that cites these
-	// cases, is documented. Empty names kubegap without a link.
+	// cases, is documented. Empty links the check index, /checks.
 	KubegapURL string
-	// KubegapChecks returns the kubegap checks that cite a case. Nil means
-	// none are known yet, and the panel only names the components.
-	KubegapChecks func(ctx context.Context, caseID string) []KubegapCheck
-}
-
-// KubegapCheck is one kubegap check, as the "Check your cluster for this"
-// panel links it.
-type KubegapCheck struct {
-	ID   string
-	Name string
-	URL  string
+	// Checks is kubegap's check catalogue, in the order pages list it. The
+	// check pages (/checks) show it, each check with the library's cases
+	// that carry a term it guards against; the "Check your cluster for
+	// this" panel of a case or topic names the checks guarding its terms.
+	// Empty means no checks are known, and the pages say so.
+	Checks []incidentlib.Check
 }
 
 // server holds what every page handler needs. It is built once by New and
@@ -86,6 +80,8 @@ func (s *server) routes() http.Handler {
 		mux.Handle("GET /"+f.PathSegment(), s.page(s.facetIndexPage(f)))
 		mux.Handle("GET /"+f.PathSegment()+"/{slug}", s.page(s.topicPage(f)))
 	}
+	mux.Handle("GET /checks", s.page(s.showCheckIndexPage))
+	mux.Handle("GET /checks/{id}", s.page(s.showCheckPage))
 	mux.Handle("GET /charts", s.page(s.showChartsPage))
 	mux.Handle("GET /agents", s.page(s.showAgentsPage))
 	mux.Handle("GET /feed.atom", s.page(s.showFeed))

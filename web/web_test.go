@@ -2,7 +2,6 @@ package web
 
 import (
 	"compress/gzip"
-	"context"
 	"flag"
 	"html"
 	"io"
@@ -44,6 +43,8 @@ func TestGoldenPages(t *testing.T) {
 		name, target string
 	}{
 		{"case", "/cases/IL-0001"},
+		{"check", "/checks/KG001"},
+		{"checks", "/checks"},
 		{"topic", "/root-causes/config-change"},
 		{"search", "/search?q=retries&component=application-database"},
 	} {
@@ -154,7 +155,7 @@ func TestRedirectsToCanonicalCaseID(t *testing.T) {
 // text and never as an element or an attribute.
 func TestCaseTextIsEscaped(t *testing.T) {
 	_, h := newFixtureHandler(t)
-	for _, target := range []string{"/cases/IL-0004", "/search?q=retries", "/search", "/", "/feed.atom", "/cases/IL-0003"} {
+	for _, target := range []string{"/cases/IL-0004", "/search?q=retries", "/search", "/", "/feed.atom", "/cases/IL-0003", "/checks", "/checks/KG002", "/components/load-balancer"} {
 		t.Run(target, func(t *testing.T) {
 			body := themeScript.ReplaceAllString(get(t, h, "GET", target, nil).Body.String(), "")
 			for _, bad := range []string{"<script", "<img", `href="javascript:`} {
@@ -172,6 +173,24 @@ func TestCaseTextIsEscaped(t *testing.T) {
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("IL-0004 page lacks the escaped text %q", want)
+		}
+	}
+	// A check's text is shown as text too, in its page, the index and the
+	// panel.
+	for target, wants := range map[string][]string{
+		"/checks/KG002": {
+			"Load balancer drains &lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;",
+			"Rule &#34;&gt;&lt;img src=x onerror=alert(1)&gt;",
+			"<pre class=\"yaml\"><code>metadata:\n  name: &lt;script&gt;",
+		},
+		"/checks":                   {"Rule &#34;&gt;&lt;img src=x onerror=alert(1)&gt;"},
+		"/components/load-balancer": {"Load balancer drains &lt;script&gt;"},
+	} {
+		body := get(t, h, "GET", target, nil).Body.String()
+		for _, want := range wants {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s lacks the escaped text %q", target, want)
+			}
 		}
 	}
 }
@@ -203,7 +222,7 @@ var themeScript = regexp.MustCompile(`<script src="/static/theme\.js\?v=[0-9a-f]
 func TestNoScriptOrInlineStyle(t *testing.T) {
 	_, h := newFixtureHandler(t)
 	inline := regexp.MustCompile(`(?i)<script|<[^>]*\sstyle=|<[^>]*\son[a-z]+=`)
-	for _, target := range []string{"/", "/cases/IL-0001", "/root-causes/config-change", "/search?q=retries", "/charts", "/components", "/nope"} {
+	for _, target := range []string{"/", "/cases/IL-0001", "/root-causes/config-change", "/search?q=retries", "/charts", "/components", "/nope", "/checks", "/checks/KG001"} {
 		body := get(t, h, "GET", target, nil).Body.String()
 		if n := len(themeScript.FindAllString(body, -1)); n != 1 {
 			t.Errorf("%s loads the theme script %d times, want once", target, n)
@@ -286,27 +305,107 @@ func TestBaseURLFromRequest(t *testing.T) {
 
 func TestKubegapPanel(t *testing.T) {
 	eng, _ := newFixtureHandler(t)
-	var asked string
-	h, err := New(eng, Config{BaseURL: testBaseURL, KubegapURL: "https://kubegap.example/",
-		KubegapChecks: func(_ context.Context, id string) []KubegapCheck {
-			asked = id
-			return []KubegapCheck{{ID: "KG-012", Name: "Clients retry without backoff", URL: "https://kubegap.example/checks/KG-012"}}
-		}})
+	h, err := New(eng, Config{BaseURL: testBaseURL, KubegapURL: "https://kubegap.example/", Checks: fixtureChecks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		target   string
+		want     []string
+		dontWant []string
+	}{
+		{"/cases/IL-0001", []string{
+			`<a href="https://kubegap.example/">kubegap</a>`,
+			`<a href="/checks/KG001">Retries without a brake</a> <code>KG001</code>`,
+			`This case involves <a href="/components/application-database">Application database</a> and <a href="/components/in-memory-cache">In-memory cache</a>.`,
+			"<code>go run incidentlib/cmd/kubegap audit ./manifests</code>",
+			`<a href="/checks">every check</a>`,
+		}, []string{"/checks/KG002", "/checks/KG003"}},
+		// A group guard (network) covers a case tagged with a member.
+		{"/cases/IL-0003", []string{`<a href="/checks/KG002">`}, []string{"/checks/KG001"}},
+		{"/cases/IL-0004", []string{"No kubegap check guards against these terms yet."}, []string{`<a href="/checks/KG`}},
+		{"/contributing-factors/retry-amplification", []string{`<a href="/checks/KG001">`}, []string{"/checks/KG002"}},
+		{"/components/load-balancer", []string{`<a href="/checks/KG002">`}, []string{"/checks/KG001"}},
+		{"/symptoms/data-loss", []string{`<a href="/checks/KG003">`}, nil},
+		{"/root-causes/config-change", []string{"No kubegap check guards against these terms yet."}, []string{`<a href="/checks/KG`}},
+	} {
+		body := get(t, h, "GET", tc.target, nil).Body.String()
+		for _, want := range tc.want {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s lacks %q", tc.target, want)
+			}
+		}
+		for _, bad := range tc.dontWant {
+			if strings.Contains(body, bad) {
+				t.Errorf("%s holds %q", tc.target, bad)
+			}
+		}
+	}
+
+	// Without a catalogue the panel still says how to run kubegap, and
+	// links no check.
+	h, err = New(eng, Config{BaseURL: testBaseURL})
 	if err != nil {
 		t.Fatal(err)
 	}
 	body := get(t, h, "GET", "/cases/IL-0001", nil).Body.String()
-	if asked != "IL-0001" {
-		t.Errorf("KubegapChecks asked for %q, want IL-0001", asked)
+	if !strings.Contains(body, `<a href="/checks">kubegap</a>`) || !strings.Contains(body, kubegapCommand) || strings.Contains(body, "every check") {
+		t.Errorf("panel without a catalogue:\n%s", body)
 	}
-	for _, want := range []string{
-		`<a href="https://kubegap.example/">kubegap</a>`,
-		`<a href="https://kubegap.example/checks/KG-012">Clients retry without backoff</a>`,
-		`This case involves <a href="/components/application-database">Application database</a> and <a href="/components/in-memory-cache">In-memory cache</a>.`,
+	if w := get(t, h, "GET", "/checks", nil); w.Code != 200 || !strings.Contains(w.Body.String(), "This server knows no kubegap checks.") {
+		t.Errorf("/checks without a catalogue: %d", w.Code)
+	}
+	if w := get(t, h, "GET", "/checks/KG001", nil); w.Code != 404 || !strings.Contains(w.Body.String(), "there are no kubegap checks") {
+		t.Errorf("/checks/KG001 without a catalogue: %d", w.Code)
+	}
+}
+
+func TestCheckPages(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	for _, tc := range []struct {
+		target string
+		status int
+		want   []string
+	}{
+		{"/checks", 200, []string{
+			`<a href="/checks/KG001"><code>KG001</code> Retries without a brake</a>`,
+			`<a href="/contributing-factors/retry-amplification">Retry amplification</a>, <a href="/components/in-memory-cache">In-memory cache</a>`,
+			`<a href="/components/network">Network</a>`, // a group guard, named and linked
+			`<a href="https://incidents.example/api/v1/checks">`,
+		}},
+		{"/checks/KG001", 200, []string{
+			"<p>Retries multiply load on a struggling backend.</p>",
+			"<pre class=\"yaml\"><code>apiVersion: networking.istio.io/v1\nkind: DestinationRule\nspec:\n  trafficPolicy:\n    outlierDetection:\n      consecutive5xxErrors: 5\n</code></pre>",
+			// Newest first, each with the reason it is cited.
+			`<span class="case-id">IL-0001</span> Checkout failed`,
+			`<span class="reason">tagged Retry amplification and In-memory cache</span>`,
+			`<span class="reason">tagged In-memory cache</span>`,
+			`<span class="sev">High</span>`,
+			"https://incidents.example/api/v1/checks/KG001",
+		}},
+		{"/checks/KG003", 200, []string{"No case in the library is tagged with these terms yet."}},
+		{"/checks/kg001", 301, nil},
+		{"/checks/KG999", 404, []string{"there is no kubegap check &#34;KG999&#34;; the checks are KG001 to KG003"}},
+		{"/sitemap.xml", 200, []string{"<loc>https://incidents.example/checks</loc>", "<loc>https://incidents.example/checks/KG002</loc>"}},
 	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("case page lacks %q", want)
+		w := get(t, h, "GET", tc.target, nil)
+		if w.Code != tc.status {
+			t.Errorf("%s: status %d, want %d", tc.target, w.Code, tc.status)
+			continue
 		}
+		body := w.Body.String()
+		for _, want := range tc.want {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s lacks %q", tc.target, want)
+			}
+		}
+	}
+	if loc := get(t, h, "GET", "/checks/kg001", nil).Header().Get("Location"); loc != "/checks/KG001" {
+		t.Errorf("/checks/kg001 redirects to %q", loc)
+	}
+	body := get(t, h, "GET", "/checks/KG001", nil).Body.String()
+	if i, j := strings.Index(body, "IL-0001</span>"), strings.Index(body, "IL-0002</span>"); i < 0 || j < 0 || i > j {
+		t.Errorf("KG001 cites IL-0001 at %d and IL-0002 at %d; want both, newest first", i, j)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -10,6 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"incidentlib/mcpserver"
 )
 
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -132,6 +137,12 @@ func TestServeEndToEnd(t *testing.T) {
 		{"/cases/IL-0561", "DigitalOcean"},
 		{"/api/v1/cases/IL-0561/similar", "same root cause"},
 		{"/metrics", "incidentlib_cases"},
+		// kubegap's catalogue is wired into the pages and the API, citing
+		// the shipped corpus.
+		{"/cases/IL-0561", `href="/checks/KG003"`},
+		{"/checks", "KG001"},
+		{"/checks/KG003", `href="/cases/IL-0561"`},
+		{"/api/v1/checks/KG003", `"id":"IL-0561"`},
 	}
 	for _, c := range checks {
 		code, body := get(c.path)
@@ -139,6 +150,32 @@ func TestServeEndToEnd(t *testing.T) {
 			t.Errorf("GET %s: %d, body lacks %q", c.path, code, c.want)
 		}
 	}
+
+	// The MCP endpoint audits manifests with kubegap's real checks.
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "audit_kubernetes", Arguments: map[string]any{"manifests": retriesWithoutBrake}})
+	if err != nil || res.IsError {
+		t.Fatalf("audit_kubernetes: %v %+v", err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var out mcpserver.AuditOutput
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	cited := false
+	for _, f := range out.Findings {
+		for _, c := range f.Citations {
+			cited = cited || (f.CheckID == "KG003" && c.CaseID == "IL-0561" && c.URL == base+"/cases/IL-0561")
+		}
+	}
+	if !cited {
+		t.Errorf("audit_kubernetes over HTTP: no KG003 finding citing IL-0561 at %s: %s", base, b)
+	}
+	cs.Close()
+
 	cancel()
 	select {
 	case code := <-done:
@@ -149,3 +186,22 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Error("serve did not shut down")
 	}
 }
+
+// retriesWithoutBrake is an Istio route that retries a host with no
+// DestinationRule to brake it.
+const retriesWithoutBrake = `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: payments
+  namespace: shop
+spec:
+  hosts:
+  - payments
+  http:
+  - route:
+    - destination:
+        host: payments
+    retries:
+      attempts: 3
+      retryOn: 5xx
+`

@@ -15,6 +15,7 @@ import (
 	"incidentlib"
 	"incidentlib/engine"
 	"incidentlib/httpapi"
+	"incidentlib/kubegap"
 	"incidentlib/mcpserver"
 	"incidentlib/replica"
 	"incidentlib/server"
@@ -73,16 +74,17 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		fmt.Fprintf(m.Stderr, "incidentlib serve: %v\n", err)
 		return exitUsage
 	}
-	if cfg.baseURL == "" {
-		cfg.baseURL = "http://" + cfg.addr
-	}
-	cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
-
 	l, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "incidentlib serve: %v\n", err)
 		return exitProblems
 	}
+	if cfg.baseURL == "" {
+		// The address listened on, so that --addr with port 0 still
+		// gives links that work.
+		cfg.baseURL = "http://" + l.Addr().String()
+	}
+	cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
 	// Listen first, load second: /healthz answers at once and /readyz says
 	// "starting" while a large corpus is indexed.
 	// The library is opened after the server listens; a replica over a
@@ -112,15 +114,16 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		degraded.Store(&f)
 	}
 	makeHandlers := func(lib incidentlib.Library) (server.Handlers, error) {
-		webHandler, err := web.New(lib, web.Config{BaseURL: cfg.baseURL, Logger: log})
+		checks, auditor := kubegapFor(lib, cfg.baseURL)
+		webHandler, err := web.New(lib, web.Config{BaseURL: cfg.baseURL, Logger: log, Checks: checks})
 		if err != nil {
 			return server.Handlers{}, err
 		}
 		return server.Handlers{
 			Web: webHandler,
-			API: httpapi.New(lib, httpapi.Config{BaseURL: cfg.baseURL, Logger: log, RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst}),
+			API: httpapi.New(lib, httpapi.Config{BaseURL: cfg.baseURL, Logger: log, RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, Checks: checks}),
 			MCP: mcpserver.NewHTTPHandler(lib, mcpserver.Config{BaseURL: cfg.baseURL, AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins,
-				RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, Version: version(), Logger: log}),
+				RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, Version: version(), Logger: log, Auditor: auditor, Checks: checks}),
 		}, nil
 	}
 	handlers, err := makeHandlers(eng)
@@ -239,12 +242,25 @@ func (m *Main) runMCP(ctx context.Context, args []string) int {
 		return code
 	}
 	defer closeLib()
-	err = mcpserver.ServeStdio(ctx, eng, mcpserver.Config{BaseURL: strings.TrimRight(baseURL, "/"), Version: version(), Logger: log}, m.Stdin, m.Stdout)
+	baseURL = strings.TrimRight(baseURL, "/")
+	checks, auditor := kubegapFor(eng, baseURL)
+	err = mcpserver.ServeStdio(ctx, eng, mcpserver.Config{BaseURL: baseURL, Version: version(), Logger: log, Auditor: auditor, Checks: checks}, m.Stdin, m.Stdout)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("mcp", "err", err)
 		return exitProblems
 	}
 	return exitOK
+}
+
+// auditCitations is how many cases each finding of audit_kubernetes cites,
+// newest first; the check's page lists them all.
+const auditCitations = 5
+
+// kubegapFor is kubegap as the library's pages, API and MCP server offer
+// it: the check catalogue, and an auditor whose findings cite lib's cases
+// with links under baseURL. Every check runs; no policy applies.
+func kubegapFor(lib incidentlib.Library, baseURL string) ([]incidentlib.Check, incidentlib.Auditor) {
+	return kubegap.Checks(), kubegap.NewAuditor(kubegap.LibraryCiter(lib, baseURL, auditCitations), kubegap.Policy{})
 }
 
 // version is the module version the binary was built from, for MCP's

@@ -1,0 +1,293 @@
+package incidentlib
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// This file finds the cases a kubegap check cites. The web pages, the JSON
+// API, the MCP server and kubegap itself all cite through it, so that a
+// check cites the same cases wherever it is shown.
+
+// MaxCitations bounds how many cases one check cites: a page or an answer
+// lists the newest ones, and the topic pages hold the rest.
+const MaxCitations = MaxPerPage
+
+// CitedCase is a case a check cites, with the guarded terms it carries:
+// the reason it is cited.
+type CitedCase struct {
+	Case  *Case
+	Terms []TermRef // the check's guards the case carries, in the check's order
+}
+
+// CitingCases returns the newest cases, at most max (MaxCitations when max
+// is 0 or larger), tagged with any of the terms check guards. complete is
+// true when no other case carries a guarded term.
+//
+// Filters are AND across facets, so a case carrying any guard needs one
+// search per facet (OR within it); the pages are merged, deduplicated and
+// cut to the newest max. Each search asks for max cases at most, so the
+// cost is bounded by four pages whatever the corpus size.
+func CitingCases(ctx context.Context, lib Library, check Check, max int) (cases []CitedCase, complete bool, err error) {
+	if max <= 0 || max > MaxCitations {
+		max = MaxCitations
+	}
+	v := lib.Vocabulary()
+	byFacet := map[Facet][]string{}
+	for _, g := range check.Guards {
+		if !guardKnown(v, g) {
+			return nil, false, Errorf(EINTERNAL, "check %s guards %s %q, which is not in the vocabulary", check.ID, g.Facet, g.Slug)
+		}
+		if !slices.Contains(byFacet[g.Facet], g.Slug) {
+			byFacet[g.Facet] = append(byFacet[g.Facet], g.Slug)
+		}
+	}
+	seen := map[string]bool{}
+	complete = true
+	for _, f := range Facets {
+		slugs := byFacet[f]
+		if len(slugs) == 0 {
+			continue
+		}
+		var filters Filters
+		switch f {
+		case FacetRootCause:
+			filters.RootCauses = slugs
+		case FacetComponent:
+			filters.Components = slugs
+		case FacetSymptom:
+			filters.Symptoms = slugs
+		case FacetContributingFactor:
+			filters.ContributingFactors = slugs
+		}
+		res, err := lib.SearchCases(ctx, Query{Filters: filters, Sort: SortNewest, Page: 1, PerPage: max})
+		if err != nil {
+			return nil, false, fmt.Errorf("citations of %s: %w", check.ID, err)
+		}
+		if res.Total > len(res.Hits) {
+			complete = false
+		}
+		for _, h := range res.Hits {
+			if seen[h.Case.ID] {
+				continue
+			}
+			seen[h.Case.ID] = true
+			cases = append(cases, CitedCase{Case: h.Case, Terms: check.GuardsCarriedBy(v, h.Case)})
+		}
+	}
+	slices.SortStableFunc(cases, func(a, b CitedCase) int { return newestFirst(a.Case, b.Case) })
+	if len(cases) > max {
+		cases, complete = cases[:max], false
+	}
+	return cases, complete, nil
+}
+
+// CitedCases returns the citations of a check: CitingCases in the shape
+// findings carry. baseURL, when not empty, makes each citation's URL the
+// library's page for the case.
+func CitedCases(ctx context.Context, lib Library, check Check, max int, baseURL string) ([]Citation, error) {
+	cases, _, err := CitingCases(ctx, lib, check, max)
+	if err != nil {
+		return nil, err
+	}
+	v := lib.Vocabulary()
+	out := make([]Citation, 0, len(cases))
+	for _, cc := range cases {
+		c := Citation{CaseID: cc.Case.ID, Title: cc.Case.Title, Reason: CitationReason(v, cc.Terms)}
+		if baseURL != "" {
+			c.URL = CaseURL(baseURL, cc.Case.ID)
+		}
+		for _, s := range cc.Case.Sources {
+			if s.URL != "" {
+				c.Source = s.URL
+				break
+			}
+		}
+		for _, t := range cc.Terms {
+			c.Terms = append(c.Terms, t.Slug)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// CaseURL is the library's web page for a case under baseURL.
+func CaseURL(baseURL, id string) string {
+	return strings.TrimRight(baseURL, "/") + "/cases/" + url.PathEscape(id)
+}
+
+// newestFirst orders cases the way the engine's newest sort does: by start,
+// then by ID, both descending.
+func newestFirst(a, b *Case) int {
+	ta, tb := a.Timeline.Started.Time, b.Timeline.Started.Time
+	switch {
+	case ta.After(tb):
+		return -1
+	case tb.After(ta):
+		return 1
+	}
+	return strings.Compare(b.ID, a.ID)
+}
+
+// guardKnown reports whether a guard names a vocabulary term, or, for a
+// component, a group.
+func guardKnown(v *Vocabulary, g TermRef) bool {
+	if _, ok := v.Term(g.Facet, g.Slug); ok {
+		return true
+	}
+	if g.Facet == FacetComponent {
+		_, ok := v.Group(g.Slug)
+		return ok
+	}
+	return false
+}
+
+// GuardsCarriedBy returns the check's guards the case is tagged with. A
+// component guard that names a group is carried by a case tagged with any
+// of the group's members.
+func (c Check) GuardsCarriedBy(v *Vocabulary, cs *Case) []TermRef {
+	var out []TermRef
+	for _, g := range c.Guards {
+		if caseCarries(v, cs, g) && !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func caseCarries(v *Vocabulary, cs *Case, g TermRef) bool {
+	switch g.Facet {
+	case FacetRootCause:
+		return cs.RootCause == g.Slug
+	case FacetSymptom:
+		return slices.Contains(cs.SymptomTerms, g.Slug)
+	case FacetContributingFactor:
+		return slices.Contains(cs.ContributingFactors, g.Slug)
+	case FacetComponent:
+		for _, comp := range cs.Components {
+			if comp == g.Slug {
+				return true
+			}
+			if t, ok := v.Term(FacetComponent, comp); ok && t.Group != "" && t.Group == g.Slug {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// GuardsTerm reports whether the check guards against a term: it names the
+// term itself, or, for components, the term's group or (when slug is a
+// group) one of the group's members.
+func (c Check) GuardsTerm(v *Vocabulary, f Facet, slug string) bool {
+	for _, g := range c.Guards {
+		if g.Facet != f {
+			continue
+		}
+		if g.Slug == slug {
+			return true
+		}
+		if f != FacetComponent {
+			continue
+		}
+		if t, ok := v.Term(f, slug); ok && t.Group != "" && t.Group == g.Slug {
+			return true
+		}
+		if t, ok := v.Term(f, g.Slug); ok && t.Group != "" && t.Group == slug {
+			return true
+		}
+	}
+	return false
+}
+
+// ChecksForCase returns the checks, in catalogue order, whose guarded terms
+// the case carries: the checks that would have caught a gap like it.
+func ChecksForCase(checks []Check, v *Vocabulary, cs *Case) []Check {
+	var out []Check
+	for _, c := range checks {
+		if len(c.GuardsCarriedBy(v, cs)) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ChecksForTerm returns the checks, in catalogue order, that guard against
+// a term (see Check.GuardsTerm).
+func ChecksForTerm(checks []Check, v *Vocabulary, f Facet, slug string) []Check {
+	var out []Check
+	for _, c := range checks {
+		if c.GuardsTerm(v, f, slug) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// FindCheck returns the check with the given ID from a catalogue, or
+// ENOTFOUND naming the IDs that exist.
+func FindCheck(checks []Check, id string) (Check, error) {
+	for _, c := range checks {
+		if c.ID == id {
+			return c, nil
+		}
+	}
+	for _, c := range checks {
+		if strings.EqualFold(c.ID, id) {
+			return c, nil
+		}
+	}
+	e := &Error{Code: ENOTFOUND, Param: "id"}
+	switch {
+	case len(checks) == 0:
+		e.Message = "there are no kubegap checks"
+	default:
+		e.Message = fmt.Sprintf("there is no kubegap check %q; the checks are %s to %s", truncateText(id, 40), checks[0].ID, checks[len(checks)-1].ID)
+	}
+	return Check{}, e
+}
+
+// TermName is a guard's display name: the term's or group's name, else its
+// slug.
+func TermName(v *Vocabulary, t TermRef) string {
+	if term, ok := v.Term(t.Facet, t.Slug); ok {
+		return term.Name
+	}
+	if t.Facet == FacetComponent {
+		if g, ok := v.Group(t.Slug); ok {
+			return g.Name
+		}
+	}
+	return t.Slug
+}
+
+// CitationReason says in words why a case is cited: "tagged Retry
+// amplification" or "tagged Retry amplification and Application database".
+func CitationReason(v *Vocabulary, terms []TermRef) string {
+	if len(terms) == 0 {
+		return ""
+	}
+	names := make([]string, len(terms))
+	for i, t := range terms {
+		names[i] = TermName(v, t)
+	}
+	if len(names) == 1 {
+		return "tagged " + names[0]
+	}
+	return "tagged " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// truncateText cuts s to at most n bytes on a rune boundary, for echoing
+// input back in messages.
+func truncateText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

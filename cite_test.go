@@ -1,0 +1,186 @@
+package incidentlib_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"incidentlib"
+	"incidentlib/engine"
+	"incidentlib/engine/enginetest"
+)
+
+func citeVocabulary() *incidentlib.Vocabulary {
+	return incidentlib.NewVocabulary(map[incidentlib.Facet][]incidentlib.Term{
+		incidentlib.FacetRootCause: {{Facet: incidentlib.FacetRootCause, Slug: "config-change", Name: "Configuration change"}},
+		incidentlib.FacetComponent: {
+			{Facet: incidentlib.FacetComponent, Slug: "service-mesh", Name: "Service mesh", Group: "network"},
+			{Facet: incidentlib.FacetComponent, Slug: "load-balancer", Name: "Load balancer", Group: "network"},
+			{Facet: incidentlib.FacetComponent, Slug: "application-database", Name: "Application database", Group: "database"},
+		},
+		incidentlib.FacetSymptom: {{Facet: incidentlib.FacetSymptom, Slug: "restart-loop", Name: "Restart loop"}},
+		incidentlib.FacetContributingFactor: {
+			{Facet: incidentlib.FacetContributingFactor, Slug: "retry-amplification", Name: "Retry amplification"},
+			{Facet: incidentlib.FacetContributingFactor, Slug: "deep-health-check", Name: "Deep health check"},
+		},
+	}, []incidentlib.Group{{Slug: "network", Name: "Network"}, {Slug: "database", Name: "Database"}},
+		[]incidentlib.Term{{Slug: "major", Name: "Major"}}, []incidentlib.Term{{Slug: "news", Name: "News"}})
+}
+
+// citeCase builds a case started in the given year and month.
+func citeCase(n, year, month int, rc string, comps, syms, cfs []string) *incidentlib.Case {
+	started, err := incidentlib.ParseTimestamp(fmt.Sprintf("%04d-%02d", year, month))
+	if err != nil {
+		panic(err)
+	}
+	return &incidentlib.Case{
+		ID: fmt.Sprintf("IL-%04d", n), Title: fmt.Sprintf("Case %d", n), Company: "Example",
+		Timeline: incidentlib.Timeline{Started: started}, Summary: "s", RootCause: rc,
+		Components: comps, SymptomTerms: syms, ContributingFactors: cfs,
+		Sources:      []incidentlib.Source{{Type: "news"}, {URL: fmt.Sprintf("https://news.example/%d", n), Type: "news"}},
+		Verification: incidentlib.Verification{Status: incidentlib.VerificationUnchecked},
+	}
+}
+
+func openCiteLibrary(t *testing.T, cases []*incidentlib.Case) incidentlib.Library {
+	t.Helper()
+	e, err := engine.Open(context.Background(), citeVocabulary(), cases, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func ids(cs []incidentlib.CitedCase) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Case.ID)
+	}
+	return out
+}
+
+func TestCitingCasesIsAnOrAcrossFacets(t *testing.T) {
+	lib := openCiteLibrary(t, []*incidentlib.Case{
+		citeCase(1, 2020, 1, "config-change", []string{"service-mesh"}, nil, []string{"retry-amplification"}),
+		citeCase(2, 2024, 5, "", []string{"application-database"}, []string{"restart-loop"}, nil),
+		citeCase(3, 2022, 3, "", []string{"load-balancer"}, nil, nil),
+		citeCase(4, 2026, 8, "", nil, nil, []string{"retry-amplification", "deep-health-check"}),
+		citeCase(5, 2025, 1, "", []string{"application-database"}, nil, nil), // carries no guard
+		citeCase(6, 2024, 5, "", nil, []string{"restart-loop"}, nil),         // same month as IL-0002: ID breaks the tie
+	})
+	rf := func(f incidentlib.Facet, s string) incidentlib.TermRef { return incidentlib.TermRef{Facet: f, Slug: s} }
+	retries := rf(incidentlib.FacetContributingFactor, "retry-amplification")
+	deep := rf(incidentlib.FacetContributingFactor, "deep-health-check")
+	loop := rf(incidentlib.FacetSymptom, "restart-loop")
+	network := rf(incidentlib.FacetComponent, "network") // a group
+	tests := []struct {
+		name     string
+		guards   []incidentlib.TermRef
+		max      int
+		want     []string
+		complete bool
+	}{
+		{"one term", []incidentlib.TermRef{retries}, 0, []string{"IL-0004", "IL-0001"}, true},
+		{"two facets merged newest first", []incidentlib.TermRef{retries, loop}, 0, []string{"IL-0004", "IL-0006", "IL-0002", "IL-0001"}, true},
+		{"a case carrying two guards is cited once", []incidentlib.TermRef{retries, deep}, 0, []string{"IL-0004", "IL-0001"}, true},
+		{"a group guard cites its members' cases", []incidentlib.TermRef{network}, 0, []string{"IL-0003", "IL-0001"}, true},
+		{"bounded to the newest", []incidentlib.TermRef{retries, loop}, 2, []string{"IL-0004", "IL-0006"}, false},
+		{"no guards", nil, 0, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, complete, err := incidentlib.CitingCases(context.Background(), lib, incidentlib.Check{ID: "KG900", Guards: tt.guards}, tt.max)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, ids(got)); diff != "" {
+				t.Errorf("cited (-want +got):\n%s", diff)
+			}
+			if complete != tt.complete {
+				t.Errorf("complete = %v, want %v", complete, tt.complete)
+			}
+		})
+	}
+
+	cits, err := incidentlib.CitedCases(context.Background(), lib, incidentlib.Check{ID: "KG900", Guards: []incidentlib.TermRef{retries, deep, network}}, 1, "https://lib.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []incidentlib.Citation{{
+		CaseID: "IL-0004", Title: "Case 4", URL: "https://lib.example/cases/IL-0004", Source: "https://news.example/4",
+		Terms: []string{"retry-amplification", "deep-health-check"}, Reason: "tagged Retry amplification and Deep health check",
+	}}
+	if diff := cmp.Diff(want, cits); diff != "" {
+		t.Errorf("CitedCases (-want +got):\n%s", diff)
+	}
+
+	_, _, err = incidentlib.CitingCases(context.Background(), lib, incidentlib.Check{ID: "KG901", Guards: []incidentlib.TermRef{rf(incidentlib.FacetSymptom, "gremlins")}}, 0)
+	if incidentlib.ErrorCode(err) != incidentlib.EINTERNAL {
+		t.Errorf("a guard outside the vocabulary: error %v, want an internal error", err)
+	}
+}
+
+func TestChecksForCaseAndTerm(t *testing.T) {
+	v := citeVocabulary()
+	mesh := incidentlib.Check{ID: "KG001", Guards: []incidentlib.TermRef{{Facet: incidentlib.FacetComponent, Slug: "service-mesh"}}}
+	network := incidentlib.Check{ID: "KG002", Guards: []incidentlib.TermRef{{Facet: incidentlib.FacetComponent, Slug: "network"}}}
+	loop := incidentlib.Check{ID: "KG003", Guards: []incidentlib.TermRef{{Facet: incidentlib.FacetSymptom, Slug: "restart-loop"}}}
+	checks := []incidentlib.Check{mesh, network, loop}
+	checkIDs := func(cs []incidentlib.Check) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		got  []incidentlib.Check
+		want []string
+	}{
+		{"case with a mesh", incidentlib.ChecksForCase(checks, v, citeCase(1, 2020, 1, "", []string{"service-mesh"}, nil, nil)), []string{"KG001", "KG002"}},
+		{"case with a load balancer", incidentlib.ChecksForCase(checks, v, citeCase(1, 2020, 1, "", []string{"load-balancer"}, []string{"restart-loop"}, nil)), []string{"KG002", "KG003"}},
+		{"case with nothing guarded", incidentlib.ChecksForCase(checks, v, citeCase(1, 2020, 1, "config-change", nil, nil, nil)), nil},
+		{"term service-mesh", incidentlib.ChecksForTerm(checks, v, incidentlib.FacetComponent, "service-mesh"), []string{"KG001", "KG002"}},
+		{"group network", incidentlib.ChecksForTerm(checks, v, incidentlib.FacetComponent, "network"), []string{"KG001", "KG002"}},
+		{"term restart-loop", incidentlib.ChecksForTerm(checks, v, incidentlib.FacetSymptom, "restart-loop"), []string{"KG003"}},
+		{"same slug, other facet", incidentlib.ChecksForTerm(checks, v, incidentlib.FacetContributingFactor, "restart-loop"), nil},
+	} {
+		if diff := cmp.Diff(tt.want, checkIDs(tt.got)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+
+	if c, err := incidentlib.FindCheck(checks, "kg003"); err != nil || c.ID != "KG003" {
+		t.Errorf("FindCheck(kg003) = %v, %v", c.ID, err)
+	}
+	_, err := incidentlib.FindCheck(checks, "KG999")
+	if incidentlib.ErrorCode(err) != incidentlib.ENOTFOUND || incidentlib.ErrorMessage(err) != `id: there is no kubegap check "KG999"; the checks are KG001 to KG003` {
+		t.Errorf("FindCheck(KG999): %v", err)
+	}
+	if got := incidentlib.CitationReason(v, []incidentlib.TermRef{{Facet: incidentlib.FacetComponent, Slug: "network"}, {Facet: incidentlib.FacetSymptom, Slug: "restart-loop"}, {Facet: incidentlib.FacetRootCause, Slug: "config-change"}}); got != "tagged Network, Restart loop and Configuration change" {
+		t.Errorf("CitationReason = %q", got)
+	}
+}
+
+// BenchmarkCitingCases measures one check's citations over the shipped
+// corpus: the work of a check page or of getCheck, a check guarding terms
+// of two facets (two searches, merged).
+func BenchmarkCitingCases(b *testing.B) {
+	lib := enginetest.Shipped(b)
+	check := incidentlib.Check{ID: "KG900", Guards: []incidentlib.TermRef{
+		{Facet: incidentlib.FacetContributingFactor, Slug: "retry-amplification"},
+		{Facet: incidentlib.FacetContributingFactor, Slug: "health-check-dependency"},
+		{Facet: incidentlib.FacetComponent, Slug: "load-balancer"},
+	}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := incidentlib.CitingCases(ctx, lib, check, 50); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
