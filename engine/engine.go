@@ -24,6 +24,9 @@ type Options struct {
 	DataDir string
 	// Logger receives start-up timings; nil discards them.
 	Logger *slog.Logger
+	// QueryTimeout bounds the run time of one query; 0 means
+	// DefaultQueryTimeout.
+	QueryTimeout time.Duration
 }
 
 // Engine answers queries over one corpus. It is safe for concurrent use.
@@ -38,6 +41,8 @@ type Engine struct {
 	facets     *facetIndex
 	similarity *similarityIndex
 	reused     bool
+
+	queryTimeout time.Duration
 
 	statsOnce sync.Once
 	stats     *incidentlib.Stats
@@ -57,7 +62,10 @@ func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.C
 	sorted := make([]*incidentlib.Case, len(cases))
 	copy(sorted, cases)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
-	e := &Engine{vocab: v, cases: sorted, byID: make(map[string]int, len(sorted))}
+	e := &Engine{vocab: v, cases: sorted, byID: make(map[string]int, len(sorted)), queryTimeout: opts.QueryTimeout}
+	if e.queryTimeout <= 0 {
+		e.queryTimeout = DefaultQueryTimeout
+	}
 	for i, c := range sorted {
 		if _, dup := e.byID[c.ID]; dup {
 			return nil, fmt.Errorf("duplicate case ID %s", c.ID)
