@@ -41,6 +41,7 @@ type Engine struct {
 	facets     *facetIndex
 	similarity *similarityIndex
 	reused     bool
+	where      string
 
 	queryTimeout time.Duration
 
@@ -72,12 +73,12 @@ func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.C
 		}
 		e.byID[c.ID] = i
 	}
-	idx, reused, err := openIndex(ctx, sorted, opts.DataDir)
+	idx, reused, where, err := openIndex(ctx, sorted, opts.DataDir, log)
 	if err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
-	e.idx, e.reused = idx, reused
-	if e.docNum, err = docNumbers(idx, e.byID); err != nil {
+	e.idx, e.reused, e.where = idx, reused, where
+	if e.docNum, err = safeDocNumbers(idx, e.byID); err != nil {
 		idx.Close()
 		return nil, fmt.Errorf("search index: %w", err)
 	}
@@ -89,6 +90,11 @@ func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.C
 
 // IndexReused reports whether Open found an index for this corpus on disk.
 func (e *Engine) IndexReused() bool { return e.reused }
+
+// IndexLocation says where the index lives: its directory, or "memory"
+// and why (no data directory, a directory that is not writable, a lock
+// held by another process).
+func (e *Engine) IndexLocation() string { return e.where }
 
 // Close releases the index.
 func (e *Engine) Close() error { return e.idx.Close() }

@@ -124,10 +124,9 @@ func (m *Main) openEngine(ctx context.Context, cmd string, cf corpusFlags, dataD
 	if c == nil {
 		return nil, code
 	}
-	dir, err := resolveDataDir(dataDir)
-	if err != nil {
-		fmt.Fprintf(m.Stderr, "incidentlib %s: %v\n", cmd, err)
-		return nil, exitUsage
+	dir, why := resolveDataDir(dataDir)
+	if why != "" {
+		log.Warn("no usable cache directory; the index is built in memory on every start (use --data DIR to keep it)", "reason", why)
 	}
 	start := time.Now()
 	eng, err := engine.Open(ctx, c.Vocabulary, c.Cases, engine.Options{DataDir: dir, Logger: log})
@@ -135,30 +134,31 @@ func (m *Main) openEngine(ctx context.Context, cmd string, cf corpusFlags, dataD
 		fmt.Fprintf(m.Stderr, "incidentlib %s: %v\n", cmd, err)
 		return nil, exitProblems
 	}
-	log.Info("library loaded", "cases", len(c.Cases), "index_dir", dir, "index_reused", eng.IndexReused(), "took", time.Since(start).Round(time.Millisecond))
+	log.Info("library loaded", "cases", len(c.Cases), "index", eng.IndexLocation(), "index_reused", eng.IndexReused(), "took", time.Since(start).Round(time.Millisecond))
 	return eng, exitOK
 }
 
 // resolveDataDir picks where the index lives: the flag, else the user
 // cache directory, else (no writable cache directory, as in a read-only
-// container) memory. A directory the user named must work or it is an
-// error; the default only has to be tried.
-func resolveDataDir(flagValue string) (string, error) {
+// container) memory, with the reason. A directory the user named is used
+// as given: the engine serves a valid index from it even when it is
+// read-only, and says so when it has to build in memory.
+func resolveDataDir(flagValue string) (dir, whyMemory string) {
 	switch flagValue {
 	case "-":
-		return "", nil
+		return "", ""
 	case "":
 		base, err := os.UserCacheDir()
 		if err != nil {
-			return "", nil
+			return "", err.Error()
 		}
 		dir := filepath.Join(base, "incidentlib")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", nil
+			return "", err.Error()
 		}
-		return dir, nil
+		return dir, ""
 	}
-	return flagValue, nil
+	return flagValue, ""
 }
 
 func (m *Main) logger(level string) (*slog.Logger, error) {
