@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -27,8 +28,12 @@ type serveConfig struct {
 	allowedHosts   listFlag
 	allowedOrigins listFlag
 	logLevel       string
+	logFormat      string
 	rateLimit      float64
 	rateBurst      int
+	maxExpensive   int
+	cacheMB        int
+	queryTimeout   time.Duration
 }
 
 // listFlag is a repeatable flag that also takes comma-separated values.
@@ -53,8 +58,12 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	fs.Var(&cfg.allowedHosts, "allowed-host", "Host header the MCP endpoint accepts, behind a proxy (repeatable)")
 	fs.Var(&cfg.allowedOrigins, "allowed-origin", "browser origin the MCP endpoint accepts (repeatable)")
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "debug, info, warn or error")
-	fs.Float64Var(&cfg.rateLimit, "rate-limit", 20, "JSON API and MCP requests per second allowed per client IP")
+	fs.StringVar(&cfg.logFormat, "log-format", "text", "text or json")
+	fs.Float64Var(&cfg.rateLimit, "rate-limit", 20, "requests per second allowed per client IP on each surface (web pages, JSON API, MCP); 0 turns the limit off")
 	fs.IntVar(&cfg.rateBurst, "rate-burst", 60, "requests a client may make at once above --rate-limit")
+	fs.IntVar(&cfg.maxExpensive, "max-inflight", defaultMaxExpensive(), "expensive requests (searches, topic pages, exports, MCP calls) worked on at once; more get 503 at once; 0 turns the bound off")
+	fs.IntVar(&cfg.cacheMB, "cache-mb", 64, "memory for cached responses, in MiB; 0 turns the cache off")
+	fs.DurationVar(&cfg.queryTimeout, "query-timeout", engine.DefaultQueryTimeout, "longest one search may run")
 	cfg.corpus.register(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -63,7 +72,11 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		fmt.Fprintf(m.Stderr, "incidentlib serve: unexpected argument %q (case directories go after --cases)\n", fs.Arg(0))
 		return exitUsage
 	}
-	log, err := m.logger(cfg.logLevel)
+	if cfg.rateLimit < 0 || cfg.rateBurst < 0 || cfg.maxExpensive < 0 || cfg.cacheMB < 0 || cfg.queryTimeout < 0 {
+		fmt.Fprintln(m.Stderr, "incidentlib serve: --rate-limit, --rate-burst, --max-inflight, --cache-mb and --query-timeout must not be negative (0 turns a limit off)")
+		return exitUsage
+	}
+	log, err := m.logger(cfg.logLevel, cfg.logFormat)
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "incidentlib serve: %v\n", err)
 		return exitUsage
@@ -80,7 +93,9 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	}
 	// Listen first, load second: /healthz answers at once and /readyz says
 	// "starting" while a large corpus is indexed.
-	srv := server.New(server.Config{Addr: cfg.addr, Logger: log})
+	srv := server.New(server.Config{Addr: cfg.addr, Logger: log, Limits: server.Limits{
+		RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, MaxExpensive: cfg.maxExpensive, CacheBytes: int64(cfg.cacheMB) << 20,
+	}})
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, l) }()
 	log.Info("listening", "addr", l.Addr().String(), "url", cfg.baseURL)
@@ -88,7 +103,7 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		m.OnListen(l.Addr().String())
 	}
 
-	eng, code := m.openEngine(ctx, "serve", cfg.corpus, cfg.dataDir, log)
+	eng, code := m.openEngine(ctx, "serve", cfg.corpus, cfg.dataDir, cfg.queryTimeout, log)
 	if eng == nil {
 		l.Close()
 		return code
@@ -101,9 +116,11 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	}
 	srv.SetReady(server.Handlers{
 		Web: webHandler,
-		API: httpapi.New(eng, httpapi.Config{BaseURL: cfg.baseURL, Logger: log, RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst}),
+		// The server applies the rate limits in front of every surface,
+		// so the protocol handlers' own limiters stay off.
+		API: httpapi.New(eng, httpapi.Config{BaseURL: cfg.baseURL, Logger: log}),
 		MCP: mcpserver.NewHTTPHandler(eng, mcpserver.Config{BaseURL: cfg.baseURL, AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins,
-			RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, Version: version(), Logger: log}),
+			Version: version(), Logger: log}),
 	})
 	st, _ := eng.Stats(ctx)
 	if st != nil {
@@ -119,7 +136,7 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 
 // openEngine loads the corpus and opens the engine over it, printing why
 // when it cannot.
-func (m *Main) openEngine(ctx context.Context, cmd string, cf corpusFlags, dataDir string, log *slog.Logger) (*engine.Engine, int) {
+func (m *Main) openEngine(ctx context.Context, cmd string, cf corpusFlags, dataDir string, queryTimeout time.Duration, log *slog.Logger) (*engine.Engine, int) {
 	c, code := m.loadCorpus(cmd, cf)
 	if c == nil {
 		return nil, code
@@ -129,7 +146,7 @@ func (m *Main) openEngine(ctx context.Context, cmd string, cf corpusFlags, dataD
 		log.Warn("no usable cache directory; the index is built in memory on every start (use --data DIR to keep it)", "reason", why)
 	}
 	start := time.Now()
-	eng, err := engine.Open(ctx, c.Vocabulary, c.Cases, engine.Options{DataDir: dir, Logger: log})
+	eng, err := engine.Open(ctx, c.Vocabulary, c.Cases, engine.Options{DataDir: dir, Logger: log, QueryTimeout: queryTimeout})
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "incidentlib %s: %v\n", cmd, err)
 		return nil, exitProblems
@@ -161,31 +178,43 @@ func resolveDataDir(flagValue string) (dir, whyMemory string) {
 	return flagValue, ""
 }
 
-func (m *Main) logger(level string) (*slog.Logger, error) {
+func (m *Main) logger(level, format string) (*slog.Logger, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
-	return slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: l})), nil
+	opts := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "text", "":
+		return slog.New(slog.NewTextHandler(m.Stderr, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(m.Stderr, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", format)
 }
+
+// defaultMaxExpensive bounds expensive work at two requests per processor:
+// a search is CPU work, so more at once only makes each one slower.
+func defaultMaxExpensive() int { return 2 * runtime.GOMAXPROCS(0) }
 
 func (m *Main) runMCP(ctx context.Context, args []string) int {
 	fs := newFlagSet("mcp", m.Stderr)
 	var cf corpusFlags
-	var dataDir, baseURL, logLevel string
+	var dataDir, baseURL, logLevel, logFormat string
 	cf.register(fs)
 	fs.StringVar(&dataDir, "data", "", "directory for the search index (default: the user cache directory; \"-\" keeps it in memory)")
 	fs.StringVar(&baseURL, "base-url", "http://127.0.0.1:8080", "URL of the web pages, for the case links in answers")
 	fs.StringVar(&logLevel, "log-level", "warn", "debug, info, warn or error (logs go to standard error)")
+	fs.StringVar(&logFormat, "log-format", "text", "text or json")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	log, err := m.logger(logLevel)
+	log, err := m.logger(logLevel, logFormat)
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "incidentlib mcp: %v\n", err)
 		return exitUsage
 	}
-	eng, code := m.openEngine(ctx, "mcp", cf, dataDir, log)
+	eng, code := m.openEngine(ctx, "mcp", cf, dataDir, 0, log)
 	if eng == nil {
 		return code
 	}
