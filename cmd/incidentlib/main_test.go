@@ -33,6 +33,8 @@ func TestValidateExitCodes(t *testing.T) {
 		{"problems exit 1 and name file and line", []string{"validate", "--no-builtin", "../../corpus/testdata/broken"}, 1,
 			`../../corpus/testdata/broken/IL-9001.yaml:10: unknown root cause "config-chang" (did you mean "config-change"?)`, "problems"},
 		{"a missing directory is a usage error", []string{"validate", "no/such/dir"}, 2, "", "no/such/dir"},
+		{"an empty directory alone is a usage error", []string{"validate", "--no-builtin", "testdata/empty"}, 2, "", "no .yaml case files"},
+		{"nothing to check is a usage error", []string{"validate", "--no-builtin"}, 2, "", "no case directory was given"},
 		{"an unknown flag is a usage error", []string{"validate", "--frobnicate"}, 2, "", "flag provided but not defined"},
 		{"no command", nil, 2, "", "usage: incidentlib"},
 		{"unknown command", []string{"frob"}, 2, "", `unknown command "frob"`},
