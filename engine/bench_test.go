@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"incidentlib"
-	"incidentlib/synthetic"
 	"incidentlib/engine"
+	"incidentlib/synthetic"
 )
 
 // benchCases sets the synthetic corpus size of the benchmarks below; the

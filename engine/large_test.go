@@ -9,9 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"incidentlib"
-	"incidentlib/synthetic"
 	"incidentlib/corpus"
 	"incidentlib/engine"
+	"incidentlib/synthetic"
 	"incidentlib/vocabulary"
 )
 
