@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"incidentlib/httpx"
@@ -35,13 +36,19 @@ type guard struct {
 	slots    chan struct{}                 // nil: no bound
 	cache    *responseCache
 
+	// pending coalesces identical cacheable requests: while one builds
+	// the answer, the others wait for it instead of each taking a slot
+	// (a burst of the same broad search is one search, not thirty).
+	pendingMu sync.Mutex
+	pending   map[string]chan struct{}
+
 	inFlight atomic.Int64
 	shed     atomic.Uint64
 	limited  atomic.Uint64
 }
 
 func newGuard(l Limits) *guard {
-	g := &guard{limiters: map[string]*httpx.RateLimiter{}, cache: newResponseCache(l.CacheBytes)}
+	g := &guard{limiters: map[string]*httpx.RateLimiter{}, cache: newResponseCache(l.CacheBytes), pending: map[string]chan struct{}{}}
 	if l.RateLimit > 0 {
 		for _, s := range []string{"web", "api", "mcp"} {
 			g.limiters[s] = httpx.NewRateLimiter(l.RateLimit, l.RateBurst)
@@ -106,6 +113,24 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 				if c := g.cache.get(key); c != nil {
 					serveCached(w, r, c)
 					return
+				}
+				if r.Method == http.MethodGet {
+					leader, wait := g.join(key)
+					if !leader {
+						// Wait (bounded by the client) for the leader,
+						// then answer from the cache if it could.
+						select {
+						case <-wait:
+						case <-r.Context().Done():
+							return
+						}
+						if c := g.cache.get(key); c != nil {
+							serveCached(w, r, c)
+							return
+						}
+					} else {
+						defer g.leave(key)
+					}
 				}
 			} else {
 				cacheable = false
@@ -230,5 +255,26 @@ func refuse(w http.ResponseWriter, r *http.Request, surface string, status int, 
 		w.WriteHeader(status)
 		w.Write([]byte("<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>" + http.StatusText(status) +
 			"</title><h1>" + http.StatusText(status) + "</h1><p>" + html.EscapeString(msg) + "</p></html>\n"))
+	}
+}
+
+// join registers a request for key. The first becomes the leader (it
+// builds the answer); later ones get a channel closed when it is done.
+func (g *guard) join(key string) (leader bool, wait <-chan struct{}) {
+	g.pendingMu.Lock()
+	defer g.pendingMu.Unlock()
+	if ch, ok := g.pending[key]; ok {
+		return false, ch
+	}
+	g.pending[key] = make(chan struct{})
+	return true, nil
+}
+
+func (g *guard) leave(key string) {
+	g.pendingMu.Lock()
+	defer g.pendingMu.Unlock()
+	if ch, ok := g.pending[key]; ok {
+		close(ch)
+		delete(g.pending, key)
 	}
 }

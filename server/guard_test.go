@@ -161,3 +161,31 @@ func TestRequestLogLine(t *testing.T) {
 func contextWithCancel(r *http.Request) (ctxT, func()) { return context.WithCancel(r.Context()) }
 
 type ctxT = context.Context
+
+// A burst of the same uncached search is built once: the others wait for
+// it and are answered from the cache, not shed.
+func TestIdenticalRequestsCoalesce(t *testing.T) {
+	var built atomic.Int64
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		built.Add(1)
+		time.Sleep(50 * time.Millisecond)
+		io.WriteString(w, "results")
+	})
+	s := New(Config{Limits: Limits{MaxExpensive: 1, CacheBytes: 1 << 20}})
+	s.SetReady(Handlers{Web: slow})
+	var wg sync.WaitGroup
+	codes := make([]int, 10)
+	for i := range codes {
+		wg.Add(1)
+		go func() { defer wg.Done(); codes[i] = do(s.Handler(), "GET", "/search?q=database").Code }()
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != 200 {
+			t.Errorf("request %d: %d", i, c)
+		}
+	}
+	if built.Load() != 1 {
+		t.Errorf("built %d times, want once", built.Load())
+	}
+}
