@@ -165,6 +165,11 @@ func statusOf(err error) int {
 func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status := statusOf(err)
 	code := incidentlib.ErrorCode(err)
+	if status == http.StatusInternalServerError && r.Context().Err() != nil {
+		// The client hung up and the work was stopped: no fault of ours,
+		// and no one reads the answer.
+		status, code = statusClientClosed, incidentlib.ECANCELED
+	}
 	if status == http.StatusInternalServerError {
 		a.log.Error("api internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 		code = incidentlib.EINTERNAL

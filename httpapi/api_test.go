@@ -395,3 +395,18 @@ func TestHostileQueriesAreNot500(t *testing.T) {
 		}
 	}
 }
+
+// A client that hung up is not an internal error: nothing is logged as
+// one and the status is not 500.
+func TestClientHangUpIsNotAnError(t *testing.T) {
+	var logged bytes.Buffer
+	ta := newAPI(t, Config{Logger: newTextLogger(&logged)})
+	r := httptest.NewRequest("GET", "/api/v1/cases?q=database", nil)
+	ctx, cancel := context.WithCancel(r.Context())
+	cancel()
+	w := httptest.NewRecorder()
+	ta.h.ServeHTTP(w, r.WithContext(ctx))
+	if w.Code == 500 || strings.Contains(logged.String(), "ERROR") {
+		t.Errorf("status %d, log %q", w.Code, logged.String())
+	}
+}

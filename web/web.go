@@ -140,6 +140,9 @@ type errorPage struct {
 // only as a fixed sentence.
 func (s *server) showError(w http.ResponseWriter, r *http.Request, err error) {
 	status := statusOf(err)
+	if status == http.StatusInternalServerError && r.Context().Err() != nil {
+		status = statusClientClosed // the client hung up: no fault of ours
+	}
 	if status == http.StatusInternalServerError {
 		s.log.Error("page failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
