@@ -120,7 +120,7 @@ func (c *responseCache) stats() (entries int, bytes int64, hits, misses uint64) 
 	return c.lru.Len(), c.bytes, c.hits, c.misses
 }
 
-// cacheKey is the normalised form of a request: its path, its query
+// cacheKey is the normalised form of a request: its host and path, its query
 // parameters sorted with blank values and surrounding spaces dropped (so
 // that ?q=dns&page=1 and ?page=1&q=%20dns share an entry), and the parts
 // of the request the response depends on (compression, the Accept header
@@ -140,6 +140,9 @@ func cacheKey(r *http.Request) (string, bool) {
 	}
 	sort.Strings(keys)
 	var b strings.Builder
+	// The host is part of the key: a handler without a configured base
+	// URL builds its links from it.
+	b.WriteString(r.Host)
 	b.WriteString(r.URL.Path)
 	sep := byte('?')
 	for _, k := range keys {
