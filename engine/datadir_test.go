@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -10,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/blevesearch/bleve/v2"
 
 	"incidentlib"
 	"incidentlib/engine"
@@ -57,7 +61,7 @@ func openWithin(t *testing.T, dataDir string) *engine.Engine {
 	}
 	done := make(chan result, 1)
 	go func() {
-		e, err := engine.Open(context.Background(), vocab(t), fixture(), engine.Options{DataDir: dataDir})
+		e, err := engine.Open(context.Background(), vocab(t), fixture(), engine.Options{DataDir: dataDir, Logger: testLogger(t)})
 		done <- result{e, err}
 	}()
 	select {
@@ -239,4 +243,66 @@ func TestIndexFaultTrials(t *testing.T) {
 		_ = trial
 	}
 	t.Logf("%d trials: %d rebuilt, %d reused (the bytes written equalled what was there), 0 crashes", n, rebuilt, n-rebuilt)
+}
+
+// TestHelperHoldIndex is not a test: run by the test below in a process
+// of its own, it holds an index open for writing, as an older binary did.
+func TestHelperHoldIndex(t *testing.T) {
+	path := os.Getenv("INCIDENTLIB_HOLD_INDEX")
+	if path == "" {
+		t.Skip("helper process for TestIndexHeldForWritingIsNotWaitedOn")
+	}
+	idx, err := bleve.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	os.Stdout.WriteString("held\n")
+	time.Sleep(20 * time.Second)
+}
+
+// An index held open for writing by another process (as an older binary
+// did) is never waited on: opening it for writing changes its lock file,
+// so it no longer matches its manifest and is rebuilt beside it (and were
+// the files unchanged, the lock wait would be bounded and the index built
+// in memory). Either way the start is quick and serves.
+func TestIndexHeldForWritingIsNotWaitedOn(t *testing.T) {
+	dir := t.TempDir()
+	openWithin(t, dir).Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHoldIndex$")
+	cmd.Env = append(os.Environ(), "INCIDENTLIB_HOLD_INDEX="+indexDir(t, dir))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	buf := make([]byte, 5)
+	if _, err := io.ReadFull(out, buf); err != nil || string(buf) != "held\n" {
+		t.Fatalf("helper: %q %v", buf, err)
+	}
+	start := time.Now()
+	e := openWithin(t, dir)
+	defer e.Close()
+	if e.IndexReused() {
+		t.Fatalf("reused an index another process holds for writing (%s)", e.IndexLocation())
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %v", d)
+	}
+	checkServes(t, e)
+}
+
+// testLogger sends the engine's log to the test's log.
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(testWriter{t}, nil))
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
