@@ -12,7 +12,8 @@ import (
 )
 
 // benchCases sets the synthetic corpus size of the benchmarks below; the
-// whole-system figures at 1k, 10k and 100k come from "incidentlib bench".
+// whole-system figures at 1k, 10k and 100k come from "incidentlib-bench search"
+// (the benchmark module).
 var benchCases = flag.Int("bench.cases", 2000, "synthetic cases in the engine benchmarks")
 
 // benchQueries is how many distinct queries of each kind the benchmarks
