@@ -11,6 +11,12 @@ const (
 	EINVALID  = "invalid"   // the caller's input is wrong; Param names it
 	ETOOLARGE = "too_large" // the caller's input is over a size limit
 	EINTERNAL = "internal"  // our fault; the message is never shown
+	// EUNAVAILABLE: the request was refused for now (over a deadline or
+	// a bound on work in flight); the same request may succeed later.
+	EUNAVAILABLE = "unavailable"
+	// ECANCELED: the caller went away before the answer was ready. It is
+	// nobody's fault and is not logged as an error.
+	ECANCELED = "canceled"
 )
 
 // Error is the library's error. Message is written for the person or model

@@ -102,6 +102,10 @@ type SearchResult struct {
 	// Fuzzy is true when the query found nothing as typed and the result
 	// comes from a typo-tolerant retry.
 	Fuzzy bool
+	// Notice, when not empty, tells the reader that the query was run in
+	// a cheaper form than asked (for example without a typo-tolerant
+	// retry) and why.
+	Notice string
 	// Facets counts the whole result set by each facet, most cases first.
 	Facets map[Facet][]FacetCount
 	// Companies counts the result set by company (the hundred with the

@@ -10,12 +10,13 @@ import (
 // implements it): accounts with roles, drafts that are reviewed and then
 // published as cases, and every version of every case.
 
-// Error codes of the write path, beside those in error.go.
+// Error codes of the write path, beside those in error.go (where
+// EUNAVAILABLE, "try again later", also covers a store that does not
+// answer).
 const (
 	EUNAUTHORIZED = "unauthorized" // no valid token or session
 	EFORBIDDEN    = "forbidden"    // signed in, but the role or team does not allow it
 	ECONFLICT     = "conflict"     // the draft is not in a state that allows it
-	EUNAVAILABLE  = "unavailable"  // the store does not answer; try again later
 )
 
 // Role is what an account may do. Each role may do what the ones before it

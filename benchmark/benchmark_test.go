@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"incidentlib/synthetic"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,16 +32,16 @@ func testVocab(t *testing.T) *incidentlib.Vocabulary {
 
 func TestGeneratorIsDeterministic(t *testing.T) {
 	v := testVocab(t)
-	a := NewGenerator(v, 7).Cases(30)
-	b := NewGenerator(v, 7).Cases(50)[:30] // case i does not depend on n
+	a := synthetic.NewGenerator(v, 7).Cases(30)
+	b := synthetic.NewGenerator(v, 7).Cases(50)[:30] // case i does not depend on n
 	if diff := cmp.Diff(a, b); diff != "" {
 		t.Errorf("same seed, different cases (-first +second):\n%s", diff)
 	}
-	c := NewGenerator(v, 8).Cases(30)
+	c := synthetic.NewGenerator(v, 8).Cases(30)
 	if cmp.Equal(a, c) {
 		t.Error("seeds 7 and 8 generated the same cases")
 	}
-	qa, qb := NewGenerator(v, 7).Queries(20, 30), NewGenerator(v, 7).Queries(20, 30)
+	qa, qb := synthetic.NewGenerator(v, 7).Queries(20, 30), synthetic.NewGenerator(v, 7).Queries(20, 30)
 	if diff := cmp.Diff(qa, qb); diff != "" {
 		t.Errorf("same seed, different queries:\n%s", diff)
 	}
@@ -49,7 +50,7 @@ func TestGeneratorIsDeterministic(t *testing.T) {
 func TestGeneratedCasesLookReal(t *testing.T) {
 	v := testVocab(t)
 	const n = 1000
-	cases := NewGenerator(v, DefaultSeed).Cases(n)
+	cases := synthetic.NewGenerator(v, DefaultSeed).Cases(n)
 	ids := map[string]bool{}
 	termCount := map[string]int{}
 	companies := map[string]int{}
@@ -63,8 +64,8 @@ func TestGeneratedCasesLookReal(t *testing.T) {
 			t.Fatalf("ID %q is not IL- and six digits", c.ID)
 		}
 		textBytes += len(c.Title) + len(c.Summary) + len(body(c))
-		if y := c.Year(); y < firstYear || y > lastYear {
-			t.Errorf("%s: year %d outside %d–%d", c.ID, y, firstYear, lastYear)
+		if y := c.Year(); y < synthetic.FirstYear || y > synthetic.LastYear {
+			t.Errorf("%s: year %d outside %d–%d", c.ID, y, synthetic.FirstYear, synthetic.LastYear)
 		}
 		if len(c.Components) == 0 || len(c.SymptomTerms) == 0 {
 			t.Errorf("%s: no components or no symptoms", c.ID)
@@ -122,7 +123,7 @@ func TestGeneratedCasesLookReal(t *testing.T) {
 func TestQueriesAreBroadAndNarrow(t *testing.T) {
 	v := testVocab(t)
 	const n = 1000
-	g := NewGenerator(v, DefaultSeed)
+	g := synthetic.NewGenerator(v, DefaultSeed)
 	cases := g.Cases(n)
 	e, err := engine.Open(context.Background(), v, cases, engine.Options{})
 	if err != nil {
@@ -130,7 +131,7 @@ func TestQueriesAreBroadAndNarrow(t *testing.T) {
 	}
 	defer e.Close()
 	qs := g.Queries(20, n)
-	share := func(ss []Search) float64 {
+	share := func(ss []synthetic.Search) float64 {
 		total := 0
 		for _, s := range ss {
 			res, err := e.SearchCases(context.Background(), s.Query())
@@ -258,7 +259,7 @@ func TestEnginesAgree(t *testing.T) {
 	}
 	rs = mergeEngine(rs)
 	e := rs[0]
-	if e.Engine != "engine" || e.BuildMS <= 0 || e.RestartMS <= 0 || e.IndexBytes <= 0 || e.Broad.N != 15 || e.Similar.AvgTotal != similarLimit {
+	if e.Engine != "engine" || e.BuildMS <= 0 || e.RestartMS <= 0 || e.IndexBytes <= 0 || e.Broad.N != 15 || e.Similar.AvgTotal != synthetic.SimilarLimit {
 		data, _ := json.MarshalIndent(e, "", "  ")
 		t.Fatalf("engine result incomplete:\n%s", data)
 	}
@@ -272,8 +273,8 @@ func TestEnginesAgree(t *testing.T) {
 		if d := r.Narrow.AvgTotal - e.Narrow.AvgTotal; d > 0.5 || d < -0.5 {
 			t.Errorf("%s finds %.2f cases per narrow query, the engine %.2f", r.Engine, r.Narrow.AvgTotal, e.Narrow.AvgTotal)
 		}
-		if r.Similar.AvgTotal != similarLimit {
-			t.Errorf("%s returns %.1f similar cases, want %d", r.Engine, r.Similar.AvgTotal, similarLimit)
+		if r.Similar.AvgTotal != synthetic.SimilarLimit {
+			t.Errorf("%s returns %.1f similar cases, want %d", r.Engine, r.Similar.AvgTotal, synthetic.SimilarLimit)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"incidentlib/synthetic"
 	"os"
 	"path/filepath"
 	"time"
@@ -63,7 +64,7 @@ func engineServe(ctx context.Context, p phaseInput) (Result, error) {
 
 // queryEngine times the query set against an open engine.
 func queryEngine(ctx context.Context, e *engine.Engine, p phaseInput, res *Result) error {
-	search := func(ctx context.Context, s Search) (int, error) {
+	search := func(ctx context.Context, s synthetic.Search) (int, error) {
 		r, err := e.SearchCases(ctx, s.Query())
 		if err != nil {
 			return 0, err
@@ -81,7 +82,7 @@ func queryEngine(ctx context.Context, e *engine.Engine, p phaseInput, res *Resul
 		return fmt.Errorf("narrow: %w", err)
 	}
 	res.Similar, err = timeQueries(ctx, p.queries.Similar, p.warm, func(ctx context.Context, id string) (int, error) {
-		rel, err := e.SimilarCases(ctx, id, similarLimit)
+		rel, err := e.SimilarCases(ctx, id, synthetic.SimilarLimit)
 		return len(rel), err
 	})
 	if err != nil {
@@ -95,7 +96,7 @@ func queryEngine(ctx context.Context, e *engine.Engine, p phaseInput, res *Resul
 type phaseInput struct {
 	vocab     *incidentlib.Vocabulary
 	cases     []*incidentlib.Case
-	queries   QuerySet
+	queries   synthetic.QuerySet
 	data      string
 	warm      int
 	postgres  string

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"incidentlib/synthetic"
 	"io"
 	"os"
 	"os/exec"
@@ -23,7 +24,7 @@ import (
 )
 
 // DefaultSeed makes every run generate the same corpus and queries.
-const DefaultSeed = 20260824
+const DefaultSeed = synthetic.DefaultSeed
 
 // PostgresEnv names the environment variable that --postgres defaults to;
 // scripts/bench-postgres.sh sets it.
@@ -243,7 +244,7 @@ func runPhase(ctx context.Context, cfg config, phase string, size int) (Result, 
 	if len(ps) > 0 {
 		return Result{}, ps
 	}
-	g := NewGenerator(v, cfg.seed)
+	g := synthetic.NewGenerator(v, cfg.seed)
 	p := phaseInput{vocab: v, cases: g.Cases(size), queries: g.Queries(cfg.queries, size), data: cfg.data, warm: cfg.warm, postgres: cfg.postgres}
 	p.corpusRSS = settle()
 	switch phase {

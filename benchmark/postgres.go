@@ -3,6 +3,7 @@ package benchmark
 import (
 	"context"
 	"fmt"
+	"incidentlib/synthetic"
 	"os"
 	"strconv"
 	"time"
@@ -124,7 +125,7 @@ func loadPostgres(ctx context.Context, conn *pgx.Conn, p phaseInput) error {
 
 type pgSearcher struct{ conn *pgx.Conn }
 
-func pgMatch(s Search) (string, []any) {
+func pgMatch(s synthetic.Search) (string, []any) {
 	where := `c.tsv @@ plainto_tsquery('english', $1)`
 	args := []any{s.Text}
 	if s.Component != "" {
@@ -136,11 +137,11 @@ func pgMatch(s Search) (string, []any) {
 
 // search asks what sqliteSearcher.search asks: the ranked page with
 // highlights, then the total and the counts over the whole matching set.
-func (q *pgSearcher) search(ctx context.Context, s Search) (int, error) {
+func (q *pgSearcher) search(ctx context.Context, s synthetic.Search) (int, error) {
 	where, args := pgMatch(s)
 	rows, err := q.conn.Query(ctx, `SELECT t.id, ts_headline('english', t.summary, t.q, `+headlineOptions+`), ts_headline('english', t.body, t.q, `+headlineOptions+`)
 FROM (SELECT c.id, c.summary, c.body, plainto_tsquery('english', $1) AS q, ts_rank(`+tsRankWeights+`, c.tsv, plainto_tsquery('english', $1)) AS r
-      FROM `+pgSchema+`.cases c WHERE `+where+` ORDER BY r DESC, c.id LIMIT `+fmt.Sprint(PageSize)+`) t
+      FROM `+pgSchema+`.cases c WHERE `+where+` ORDER BY r DESC, c.id LIMIT `+fmt.Sprint(synthetic.PageSize)+`) t
 ORDER BY t.r DESC, t.id`, args...)
 	if _, err := countPgRows(rows, err); err != nil {
 		return 0, fmt.Errorf("page: %w", err)
@@ -180,7 +181,7 @@ func (q *pgSearcher) similar(ctx context.Context, id string) (int, error) {
 FROM `+pgSchema+`.cases c JOIN `+pgSchema+`.case_terms me ON me.case_row = c.id
 JOIN `+pgSchema+`.case_terms o ON o.facet = me.facet AND o.term = me.term AND o.case_row <> c.id
 WHERE c.case_id = $1
-GROUP BY o.case_row ORDER BY score DESC, o.case_row LIMIT $2`, id, similarLimit)
+GROUP BY o.case_row ORDER BY score DESC, o.case_row LIMIT $2`, id, synthetic.SimilarLimit)
 	return countPgRows(rows, err)
 }
 

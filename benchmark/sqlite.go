@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"incidentlib/synthetic"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,7 +148,7 @@ func loadSQLite(ctx context.Context, path string, v *incidentlib.Vocabulary, cas
 
 // sqlSearcher is one SQL engine's way to ask the benchmark's questions.
 type sqlSearcher interface {
-	search(ctx context.Context, s Search) (int, error)
+	search(ctx context.Context, s synthetic.Search) (int, error)
 	similar(ctx context.Context, id string) (int, error)
 }
 
@@ -168,7 +169,7 @@ func querySQL(ctx context.Context, s sqlSearcher, p phaseInput, res *Result) err
 type sqliteSearcher struct{ db *sql.DB }
 
 // ftsQuery writes the words as quoted FTS5 strings, which FTS5 ANDs.
-func ftsQuery(s Search) string {
+func ftsQuery(s synthetic.Search) string {
 	var parts []string
 	for _, w := range s.Words() {
 		parts = append(parts, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
@@ -178,7 +179,7 @@ func ftsQuery(s Search) string {
 
 // The matching set, as a SQL fragment over docs: the text match and, when
 // the search has one, the component filter.
-func sqliteMatch(s Search) (string, []any) {
+func sqliteMatch(s synthetic.Search) (string, []any) {
 	where := `docs MATCH ?`
 	args := []any{ftsQuery(s)}
 	if s.Component != "" {
@@ -191,9 +192,9 @@ func sqliteMatch(s Search) (string, []any) {
 // search does what the engine's SearchCases does: the page of best hits
 // with highlighted snippets, the total, and counts of every facet, company,
 // year and severity over the whole matching set.
-func (q *sqliteSearcher) search(ctx context.Context, s Search) (int, error) {
+func (q *sqliteSearcher) search(ctx context.Context, s synthetic.Search) (int, error) {
 	where, args := sqliteMatch(s)
-	rows, err := q.db.QueryContext(ctx, `SELECT rowid FROM docs WHERE `+where+` ORDER BY rank LIMIT `+fmt.Sprint(PageSize), args...)
+	rows, err := q.db.QueryContext(ctx, `SELECT rowid FROM docs WHERE `+where+` ORDER BY rank LIMIT `+fmt.Sprint(synthetic.PageSize), args...)
 	if err != nil {
 		return 0, err
 	}
@@ -258,7 +259,7 @@ func (q *sqliteSearcher) similar(ctx context.Context, id string) (int, error) {
 FROM cases c JOIN case_terms me ON me.case_row = c.id
 JOIN case_terms o ON o.facet = me.facet AND o.term = me.term AND o.case_row <> c.id
 WHERE c.case_id = ?
-GROUP BY o.case_row ORDER BY score DESC, o.case_row LIMIT ?`, id, similarLimit)
+GROUP BY o.case_row ORDER BY score DESC, o.case_row LIMIT ?`, id, synthetic.SimilarLimit)
 	return countRows(rows, err)
 }
 

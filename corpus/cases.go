@@ -169,6 +169,11 @@ func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Tim
 		return nil, ps
 	}
 	checkKeys(root, reflect.TypeOf(caseFile{}), "", func(line int, msg string) { report(line, "%s", msg) })
+	if hasDuplicateKey(root) {
+		// Reported once above, at the repeated key; decoding would only
+		// add messages about fields that are in fact present.
+		return nil, ps
+	}
 
 	var cf caseFile
 	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&cf); err != nil {

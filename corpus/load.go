@@ -3,6 +3,7 @@ package corpus
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"incidentlib"
@@ -57,5 +58,17 @@ func Load(opts Options) (*Corpus, Problems, error) {
 		return nil, ps, nil
 	}
 	cs, cps := LoadCases(v, dirs, now)
+	if len(cs) == 0 && len(cps) == 0 {
+		// Nothing to check or serve is a mistake in the command line, not
+		// a clean result: say so rather than "ok: 0 cases".
+		where := "the shipped corpus is left out and no case directory was given"
+		if len(opts.CaseDirs) > 0 {
+			where = "no .yaml case files in " + strings.Join(opts.CaseDirs, ", ")
+			if !opts.NoBuiltin {
+				where += " and the shipped corpus is empty"
+			}
+		}
+		return nil, ps, fmt.Errorf("no cases: %s", where)
+	}
 	return &Corpus{Vocabulary: v, Cases: cs}, append(ps, cps...), nil
 }

@@ -23,6 +23,9 @@ func parseDocument(data []byte) (*yaml.Node, []lineMessage) {
 		if errors.Is(err, io.EOF) {
 			return nil, []lineMessage{{0, "the file is empty; expected a case (a mapping with id, title, …)"}}
 		}
+		if m, ok := explainSyntax(data, err); ok {
+			return nil, []lineMessage{m}
+		}
 		return nil, yamlErrorMessages(err, "not valid YAML")
 	}
 	var extra yaml.Node
@@ -190,4 +193,87 @@ func lineOf(root *yaml.Node, path ...any) int {
 		path = path[:len(path)-1]
 	}
 	return 1
+}
+
+// explainSyntax finds the cause of the YAML syntax errors contributors
+// make most, and says it in plain words at the line where the mistake is:
+// the parser's own text names its internals ("found character that cannot
+// start any token") and often points at a neighbouring line.
+func explainSyntax(data []byte, err error) (lineMessage, bool) {
+	msg := err.Error()
+	lines := strings.Split(string(data), "\n")
+	if strings.Contains(msg, "tab character") || strings.Contains(msg, "cannot start any token") {
+		for i, l := range lines {
+			indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+			if strings.Contains(indent, "\t") {
+				return lineMessage{i + 1, "this line is indented with a tab; YAML indentation must be spaces"}, true
+			}
+		}
+		if strings.Contains(msg, "cannot start any token") {
+			if m := yamlLine.FindStringSubmatch(strings.TrimPrefix(msg, "yaml: ")); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				return lineMessage{n, "a value starts with a character YAML reserves (such as @, ` or %); put the value in quotes"}, true
+			}
+		}
+	}
+	for _, br := range []struct{ open, close, what string }{{"[", "]", "list"}, {"{", "}", "mapping"}} {
+		if !strings.Contains(msg, "expected ','") && !strings.Contains(msg, "did not find expected") {
+			break
+		}
+		for i, l := range lines {
+			if unclosed(l, br.open[0], br.close[0]) {
+				return lineMessage{i + 1, fmt.Sprintf("a %s opened with %q on this line is never closed with %q", br.what, br.open, br.close)}, true
+			}
+		}
+	}
+	return lineMessage{}, false
+}
+
+// unclosed reports whether line opens more of open than it closes, outside
+// quoted text and comments.
+func unclosed(line string, open, close byte) bool {
+	depth := 0
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#' && (i == 0 || line[i-1] == ' '):
+			return depth > 0
+		case c == open:
+			depth++
+		case c == close:
+			depth--
+		}
+	}
+	return depth > 0
+}
+
+// hasDuplicateKey reports whether any mapping in n repeats a key. Such a
+// file cannot be decoded at all, so the only useful message is the
+// duplicate itself (checkKeys reports it).
+func hasDuplicateKey(n *yaml.Node) bool {
+	if n == nil {
+		return false
+	}
+	if n.Kind == yaml.MappingNode {
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if seen[n.Content[i].Value] {
+				return true
+			}
+			seen[n.Content[i].Value] = true
+		}
+	}
+	for _, c := range n.Content {
+		if hasDuplicateKey(c) {
+			return true
+		}
+	}
+	return false
 }

@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"incidentlib"
-	"incidentlib/benchmark"
 	"incidentlib/engine"
+	"incidentlib/synthetic"
 )
 
 // benchCases sets the synthetic corpus size of the benchmarks below; the
-// whole-system figures at 1k, 10k and 100k come from "incidentlib bench".
+// whole-system figures at 1k, 10k and 100k come from "incidentlib-bench search"
+// (the benchmark module).
 var benchCases = flag.Int("bench.cases", 2000, "synthetic cases in the engine benchmarks")
 
 // benchQueries is how many distinct queries of each kind the benchmarks
@@ -22,7 +23,7 @@ const benchQueries = 200
 type benchFixture struct {
 	vocab   *incidentlib.Vocabulary
 	cases   []*incidentlib.Case
-	queries benchmark.QuerySet
+	queries synthetic.QuerySet
 	engine  *engine.Engine
 }
 
@@ -38,7 +39,7 @@ func sharedFixture(b *testing.B) *benchFixture {
 	b.Helper()
 	fixtureOnce.Do(func() {
 		v := vocab(b)
-		g := benchmark.NewGenerator(v, benchmark.DefaultSeed)
+		g := synthetic.NewGenerator(v, synthetic.DefaultSeed)
 		f := &benchFixture{vocab: v, cases: g.Cases(*benchCases), queries: g.Queries(benchQueries, *benchCases)}
 		f.engine, fixtureErr = engine.Open(context.Background(), v, f.cases, engine.Options{})
 		fixtureMemo = f
@@ -49,7 +50,7 @@ func sharedFixture(b *testing.B) *benchFixture {
 	return fixtureMemo
 }
 
-func benchSearch(b *testing.B, qs []benchmark.Search) {
+func benchSearch(b *testing.B, qs []synthetic.Search) {
 	f := sharedFixture(b)
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -76,9 +77,9 @@ func BenchmarkSearchNarrow(b *testing.B) { benchSearch(b, sharedFixture(b).queri
 // query.
 func BenchmarkSearchNoText(b *testing.B) {
 	f := sharedFixture(b)
-	var qs []benchmark.Search
+	var qs []synthetic.Search
 	for _, q := range f.queries.Narrow {
-		qs = append(qs, benchmark.Search{Component: q.Component})
+		qs = append(qs, synthetic.Search{Component: q.Component})
 	}
 	benchSearch(b, qs)
 }

@@ -24,6 +24,9 @@ type Options struct {
 	DataDir string
 	// Logger receives start-up timings; nil discards them.
 	Logger *slog.Logger
+	// QueryTimeout bounds the run time of one query; 0 means
+	// DefaultQueryTimeout.
+	QueryTimeout time.Duration
 }
 
 // Engine answers queries over one corpus. It is safe for concurrent use.
@@ -38,6 +41,9 @@ type Engine struct {
 	facets     *facetIndex
 	similarity *similarityIndex
 	reused     bool
+	where      string
+
+	queryTimeout time.Duration
 
 	statsOnce sync.Once
 	stats     *incidentlib.Stats
@@ -57,19 +63,22 @@ func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.C
 	sorted := make([]*incidentlib.Case, len(cases))
 	copy(sorted, cases)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
-	e := &Engine{vocab: v, cases: sorted, byID: make(map[string]int, len(sorted))}
+	e := &Engine{vocab: v, cases: sorted, byID: make(map[string]int, len(sorted)), queryTimeout: opts.QueryTimeout}
+	if e.queryTimeout <= 0 {
+		e.queryTimeout = DefaultQueryTimeout
+	}
 	for i, c := range sorted {
 		if _, dup := e.byID[c.ID]; dup {
 			return nil, fmt.Errorf("duplicate case ID %s", c.ID)
 		}
 		e.byID[c.ID] = i
 	}
-	idx, reused, err := openIndex(ctx, sorted, opts.DataDir)
+	idx, reused, where, err := openIndex(ctx, sorted, opts.DataDir, log)
 	if err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
-	e.idx, e.reused = idx, reused
-	if e.docNum, err = docNumbers(idx, e.byID); err != nil {
+	e.idx, e.reused, e.where = idx, reused, where
+	if e.docNum, err = safeDocNumbers(idx, e.byID); err != nil {
 		idx.Close()
 		return nil, fmt.Errorf("search index: %w", err)
 	}
@@ -81,6 +90,11 @@ func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.C
 
 // IndexReused reports whether Open found an index for this corpus on disk.
 func (e *Engine) IndexReused() bool { return e.reused }
+
+// IndexLocation says where the index lives: its directory, or "memory"
+// and why (no data directory, a directory that is not writable, a lock
+// held by another process).
+func (e *Engine) IndexLocation() string { return e.where }
 
 // Close releases the index.
 func (e *Engine) Close() error { return e.idx.Close() }

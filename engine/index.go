@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,52 +124,90 @@ func corpusHash(cases []*incidentlib.Case) string {
 }
 
 // openIndex opens the index for cases under dataDir, building it when no
-// index for this exact content exists. An empty dataDir builds in memory.
-func openIndex(ctx context.Context, cases []*incidentlib.Case, dataDir string) (idx bleve.Index, reused bool, err error) {
-	if dataDir == "" {
-		idx, err = bleve.NewUsing("", newMapping(), scorch.Name, scorch.Name, nil)
+// sound index for this exact content exists. An empty dataDir builds in
+// memory. Whatever the directory holds, it returns an index or a build
+// error, never a wait without end: see datadir.go for the rules. where
+// says what the index is (a path, "read-only", or memory and why).
+func openIndex(ctx context.Context, cases []*incidentlib.Case, dataDir string, log *slog.Logger) (idx bleve.Index, reused bool, where string, err error) {
+	inMemory := func(why string) (bleve.Index, bool, string, error) {
+		idx, err := bleve.NewUsing("", newMapping(), scorch.Name, scorch.Name, nil)
 		if err != nil {
-			return nil, false, err
+			return nil, false, "", err
 		}
-		return idx, false, fillIndex(ctx, idx, cases)
+		return idx, false, "memory (" + why + ")", fillIndex(ctx, idx, cases)
+	}
+	if dataDir == "" {
+		return inMemory("no data directory")
 	}
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return nil, false, fmt.Errorf("data directory: %w", err)
+		return nil, false, "", fmt.Errorf("data directory: %w", err)
+	}
+	if removed := removeLeftoverBuilds(dataDir); len(removed) > 0 {
+		log.Warn("removed leftovers of index builds that did not finish", "dir", dataDir, "removed", removed)
 	}
 	name := "index-" + corpusHash(cases)
 	final := filepath.Join(dataDir, name)
-	if idx, err := bleve.Open(final); err == nil {
-		if n, err := idx.DocCount(); err == nil && n == uint64(len(cases)) {
-			return idx, true, nil
+	if _, err := os.Stat(final); err == nil {
+		if err := verifyManifest(final); err != nil {
+			log.Warn("index on disk is damaged or incomplete; rebuilding it", "index", final, "err", err)
+		} else {
+			idx, err := openReadOnly(final, len(cases))
+			switch {
+			case err == nil:
+				return idx, true, final, nil
+			case isLockTimeout(err):
+				log.Warn("another process holds the index lock for writing (an older incidentlib?); building the index in memory instead",
+					"lock", filepath.Join(final, "store", "root.bolt"), "waited", lockTimeout)
+				return inMemory("index locked by another process")
+			default:
+				log.Warn("index on disk cannot be opened; rebuilding it", "index", final, "err", err)
+			}
 		}
-		idx.Close()
 	}
 	// Build beside the final name and rename, so a crash mid-build never
 	// leaves a half index that a later start would take for whole.
-	tmp, err := os.MkdirTemp(dataDir, name+".building-")
+	tmp, err := os.MkdirTemp(dataDir, buildDirPattern(name))
 	if err != nil {
-		return nil, false, fmt.Errorf("data directory: %w", err)
+		log.Warn("data directory is not writable; building the index in memory", "dir", dataDir, "err", err)
+		return inMemory("data directory not writable")
 	}
 	defer os.RemoveAll(tmp)
 	path := filepath.Join(tmp, "index")
 	idx, err = bleve.New(path, newMapping())
 	if err != nil {
-		return nil, false, err
+		return nil, false, "", err
 	}
 	if err := fillIndex(ctx, idx, cases); err != nil {
 		idx.Close()
-		return nil, false, err
+		return nil, false, "", err
 	}
 	if err := idx.Close(); err != nil {
-		return nil, false, err
+		return nil, false, "", err
 	}
-	os.RemoveAll(final)
+	if err := writeManifest(path); err != nil {
+		return nil, false, "", fmt.Errorf("data directory: %w", err)
+	}
+	// A damaged index in the way is moved aside first: another process
+	// may still have its files open, which is safe once they are unlinked.
+	if _, err := os.Stat(final); err == nil {
+		old := tmp + "-old"
+		if err := os.Rename(final, old); err == nil {
+			os.RemoveAll(old)
+		}
+	}
 	if err := os.Rename(path, final); err != nil {
-		return nil, false, fmt.Errorf("data directory: %w", err)
+		// Another process may have put the same index in place first.
+		if idx, oerr := openReadOnly(final, len(cases)); oerr == nil && verifyManifest(final) == nil {
+			return idx, true, final, nil
+		}
+		return nil, false, "", fmt.Errorf("data directory: %w", err)
 	}
 	removeStaleIndexes(dataDir, name)
-	idx, err = bleve.Open(final)
-	return idx, false, err
+	idx, err = openReadOnly(final, len(cases))
+	if err != nil {
+		return nil, false, "", err
+	}
+	return idx, false, final, nil
 }
 
 // removeStaleIndexes deletes indexes of other corpus versions.

@@ -9,22 +9,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"incidentlib"
-	"incidentlib/benchmark"
 	"incidentlib/corpus"
 	"incidentlib/engine"
+	"incidentlib/synthetic"
 	"incidentlib/vocabulary"
 )
 
 // syntheticEngine opens an in-memory engine on a generated corpus large
 // enough for the paths that only large result sets take (partial sorting,
 // pruned similar cases).
-func syntheticEngine(t *testing.T, n int) (*engine.Engine, []*incidentlib.Case, benchmark.QuerySet) {
+func syntheticEngine(t *testing.T, n int) (*engine.Engine, []*incidentlib.Case, synthetic.QuerySet) {
 	t.Helper()
 	v, ps := corpus.LoadVocabulary(vocabulary.FileName, vocabulary.YAML)
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
-	g := benchmark.NewGenerator(v, benchmark.DefaultSeed)
+	g := synthetic.NewGenerator(v, synthetic.DefaultSeed)
 	cases := g.Cases(n)
 	e, err := engine.Open(context.Background(), v, cases, engine.Options{})
 	if err != nil {

@@ -56,6 +56,13 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 	if err != nil {
 		return nil, err
 	}
+	plan, err := planQuery(text, fuzziness)
+	if err != nil {
+		return nil, err
+	}
+	parent := ctx
+	ctx, cancel := e.withQueryDeadline(ctx)
+	defer cancel()
 	if q.Sort == "" && !text.empty() {
 		q.Sort = incidentlib.SortRelevance
 	}
@@ -92,14 +99,16 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 		terms = ts
 		set, score, err = e.run(ctx, bq, allowed)
 		if err != nil {
-			return nil, err
+			return nil, e.queryError(parent, err)
 		}
-		if len(set) == 0 {
+		if len(set) == 0 && !plan.fuzzy {
+			res.Notice = plan.notice
+		} else if len(set) == 0 {
 			e.releaseMatches(set, score)
 			fq, _ := buildQuery(a, text, true)
 			set, score, err = e.run(ctx, fq, allowed)
 			if err != nil {
-				return nil, err
+				return nil, e.queryError(parent, err)
 			}
 			res.Fuzzy = len(set) > 0
 		}

@@ -130,6 +130,10 @@ const (
 	codeRateLimited      = "rate_limited"
 )
 
+// statusClientClosed is logged for a request whose client went away before
+// the answer was ready (the figure common proxies use); no one reads it.
+const statusClientClosed = 499
+
 var errMethodNotAllowed = &incidentlib.Error{Code: codeMethodNotAllowed,
 	Message: "the API is read-only: use GET or HEAD"}
 
@@ -155,6 +159,10 @@ func statusOf(err error) int {
 		return http.StatusRequestURITooLong
 	case codeRateLimited:
 		return http.StatusTooManyRequests
+	case incidentlib.EUNAVAILABLE:
+		return http.StatusServiceUnavailable
+	case incidentlib.ECANCELED:
+		return statusClientClosed
 	}
 	return http.StatusInternalServerError
 }
@@ -164,6 +172,11 @@ func statusOf(err error) int {
 func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status := statusOf(err)
 	code := incidentlib.ErrorCode(err)
+	if status == http.StatusInternalServerError && r.Context().Err() != nil {
+		// The client hung up and the work was stopped: no fault of ours,
+		// and no one reads the answer.
+		status, code = statusClientClosed, incidentlib.ECANCELED
+	}
 	if status == http.StatusInternalServerError {
 		a.log.Error("api internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 		code = incidentlib.EINTERNAL
@@ -186,6 +199,9 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	if status == http.StatusMethodNotAllowed {
 		h.Set("Allow", "GET, HEAD, OPTIONS")
+	}
+	if status == http.StatusServiceUnavailable && h.Get("Retry-After") == "" {
+		h.Set("Retry-After", "1")
 	}
 	w.WriteHeader(status)
 	// Written for HEAD too: the server drops the body but keeps the

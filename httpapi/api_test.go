@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -381,3 +382,58 @@ func TestAcceptable(t *testing.T) {
 }
 
 func newTextLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+
+// Parameters given with an empty or out-of-range value are refused with
+// the parameter named, never replaced by the default.
+func TestStrictParameters(t *testing.T) {
+	ta := newAPI(t, Config{})
+	for _, tt := range []struct{ target, param string }{
+		{"/api/v1/cases?per_page=0", "per_page"},
+		{"/api/v1/cases?page=0", "page"},
+		{"/api/v1/cases?page=", "page"},
+		{"/api/v1/cases?root_cause=", "root_cause"},
+		{"/api/v1/cases?sort=", "sort"},
+		{"/api/v1/cases?component=,", "component"},
+		{"/api/v1/cases/IL-0561/similar?limit=0", "limit"},
+		{"/api/v1/cases/IL-0561/similar?limit=", "limit"},
+		{"/api/v1/cases?q=" + strings.Repeat("a", 1001), "q"},
+	} {
+		t.Run(tt.target[:min(len(tt.target), 60)], func(t *testing.T) {
+			w := ta.do("GET", tt.target)
+			status := 400
+			code := "invalid"
+			if tt.param == "q" {
+				status, code = 414, "too_large"
+			}
+			checkProblem(t, w, status, code, tt.param, "")
+		})
+	}
+}
+
+// The queries that cost seconds or a 500 before the cost model are a
+// clear 400 or an ordinary answer, never a 500.
+func TestHostileQueriesAreNot500(t *testing.T) {
+	ta := newAPI(t, Config{})
+	letters := strings.Repeat("b c d f g h j k l m n p q r s t v w x y z ", 21)
+	for _, q := range []string{`"` + letters + `"`, strings.Repeat("abcdefghijklmnopqrstuvwxyz", 30), `"b c d f g h j k"`} {
+		w := ta.do("GET", "/api/v1/cases?q="+url.QueryEscape(q))
+		if w.Code != 200 && w.Code != 400 {
+			t.Errorf("q=%.40s…: status %d: %s", q, w.Code, w.Body)
+		}
+	}
+}
+
+// A client that hung up is not an internal error: nothing is logged as
+// one and the status is not 500.
+func TestClientHangUpIsNotAnError(t *testing.T) {
+	var logged bytes.Buffer
+	ta := newAPI(t, Config{Logger: newTextLogger(&logged)})
+	r := httptest.NewRequest("GET", "/api/v1/cases?q=database", nil)
+	ctx, cancel := context.WithCancel(r.Context())
+	cancel()
+	w := httptest.NewRecorder()
+	ta.h.ServeHTTP(w, r.WithContext(ctx))
+	if w.Code == 500 || strings.Contains(logged.String(), "ERROR") {
+		t.Errorf("status %d, log %q", w.Code, logged.String())
+	}
+}

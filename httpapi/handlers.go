@@ -47,6 +47,13 @@ var facetParams = []struct {
 func parseListQuery(v url.Values) (incidentlib.Query, error) {
 	var q incidentlib.Query
 	q.Text = strings.TrimSpace(v.Get("q"))
+	// A parameter that is present must have a value: an empty one is a
+	// mistake in the caller's URL, not a request for the default.
+	for _, name := range []string{"root_cause", "component", "symptom", "contributing_factor", "severity", "company", "sort", "page", "per_page", "year_from", "year_to"} {
+		if err := notEmpty(v, name); err != nil {
+			return q, err
+		}
+	}
 	f := &q.Filters
 	f.RootCauses = slugValues(v["root_cause"])
 	f.Components = slugValues(v["component"])
@@ -68,7 +75,32 @@ func parseListQuery(v url.Values) (incidentlib.Query, error) {
 			return q, err
 		}
 	}
+	for _, n := range []struct {
+		name string
+		val  int
+	}{{"page", q.Page}, {"per_page", q.PerPage}} {
+		if v.Has(n.name) && n.val < 1 {
+			if n.name == "per_page" {
+				return q, incidentlib.InvalidParam(n.name, "must be between 1 and %d, got %d", incidentlib.MaxPerPage, n.val)
+			}
+			return q, incidentlib.InvalidParam(n.name, "must be 1 or more, got %d", n.val)
+		}
+	}
 	return q, nil
+}
+
+// notEmpty refuses a parameter given with no value (or only blanks).
+func notEmpty(v url.Values, name string) error {
+	vs, ok := v[name]
+	if !ok {
+		return nil
+	}
+	for _, s := range vs {
+		if strings.Trim(s, " ,") != "" {
+			return nil
+		}
+	}
+	return incidentlib.InvalidParam(name, "is empty; give a value or leave the parameter out")
 }
 
 // intParam reads an optional whole number; absent or empty is 0.
@@ -199,6 +231,7 @@ func (a *api) caseList(w http.ResponseWriter, q incidentlib.Query, res *incident
 		From:   res.From,
 		To:     res.To,
 		Fuzzy:  res.Fuzzy,
+		Notice: res.Notice,
 		Items:  make([]Hit, 0, len(res.Hits)),
 		Links:  pl,
 		Facets: a.facets(res),
@@ -285,9 +318,15 @@ func (a *api) handleSimilar(w http.ResponseWriter, r *http.Request, v url.Values
 	if err != nil {
 		return err
 	}
+	if err := notEmpty(v, "limit"); err != nil {
+		return err
+	}
 	k, err := intParam(v, "limit")
 	if err != nil {
 		return err
+	}
+	if v.Has("limit") && k < 1 {
+		return incidentlib.InvalidParam("limit", "must be between 1 and 50, got %d", k)
 	}
 	if k == 0 {
 		k = defaultSimilar

@@ -194,6 +194,7 @@ type CaseList struct {
 	From   int          `json:"from" doc:"1-based position of the first item; 0 when the page is empty."`
 	To     int          `json:"to" doc:"1-based position of the last item; 0 when the page is empty."`
 	Fuzzy  bool         `json:"fuzzy" doc:"True when nothing matched as typed and the items come from a typo-tolerant retry."`
+	Notice string       `json:"notice" doc:"Empty, or, when the query ran in a cheaper form than asked (for example without the typo-tolerant retry), saying why."`
 	Items  []Hit        `json:"items"`
 	Facets Facets       `json:"facets" doc:"Counts over the whole result set, most cases first."`
 	Links  PageLinks    `json:"links"`
@@ -331,7 +332,7 @@ type Problem struct {
 	Title    string  `json:"title" doc:"The HTTP status phrase."`
 	Status   int     `json:"status"`
 	Detail   string  `json:"detail" doc:"What was wrong, for a person, naming the parameter at fault."`
-	Code     string  `json:"code" enum:"invalid,not_found,too_large,internal,method_not_allowed,not_acceptable,uri_too_long,rate_limited" doc:"Stable, machine-readable error code."`
+	Code     string  `json:"code" enum:"invalid,not_found,too_large,internal,method_not_allowed,not_acceptable,uri_too_long,rate_limited,unavailable,busy,canceled" doc:"Stable, machine-readable error code."`
 	Param    *string `json:"param" doc:"The parameter at fault, or null."`
 	Instance string  `json:"instance" doc:"The request path."`
 }

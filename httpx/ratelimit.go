@@ -98,15 +98,22 @@ func (l *RateLimiter) Allow(key string) (ok bool, retryAfter time.Duration) {
 	if l == nil || l.rate <= 0 {
 		return true, 0
 	}
-	now := l.now()
+	// The clock is read under the lock: read before it, a request that
+	// waited for the lock would carry an older time than the one before
+	// it, and the bucket would go back in time.
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	now := l.now()
 	var b *bucket
 	if e, found := l.clients[key]; found {
 		l.lru.MoveToFront(e)
 		b = e.Value.(*bucket)
-		b.tokens = math.Min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
-		b.last = now
+		// A clock that steps back (or a monotonic reading equal to the
+		// last) adds nothing and takes nothing away.
+		if elapsed := now.Sub(b.last); elapsed > 0 {
+			b.tokens = math.Min(l.burst, b.tokens+elapsed.Seconds()*l.rate)
+			b.last = now
+		}
 	} else {
 		b = &bucket{key: key, tokens: l.burst, last: now}
 		l.clients[key] = l.lru.PushFront(b)

@@ -36,17 +36,17 @@ func NewHTTPHandler(lib incidentlib.Library, cfg Config) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
-		Logger:       cfg.Logger,
+		Logger:       quietLogger(cfg.Logger),
 		// Replaced by checkHosts, which a deployment behind a proxy can
 		// configure; the SDK's own check refuses every non-loopback Host
 		// arriving on a loopback socket, which is what a local proxy does.
 		DisableLocalhostProtection: true,
 		MaxRequestBodyBytes:        cfg.MaxBodyBytes,
 	})
-	var next http.Handler = h
+	var next http.Handler = rpcShaped(cfg.MaxBodyBytes, h)
 	next = httpx.MaxBody(cfg.MaxBodyBytes, next, refusal(http.StatusRequestEntityTooLarge,
 		fmt.Sprintf("request body over %d bytes", cfg.MaxBodyBytes)))
-	limiter := httpx.NewRateLimiter(cfg.RateLimit, cfg.RateBurst)
+	limiter := httpx.NewRateLimiter(cfg.RateLimit, cfg.RateBurst) // a rate of 0 limits nothing
 	limiter.Key = cfg.ClientKey
 	next = limiter.Wrap(next, refusal(http.StatusTooManyRequests, "too many requests from this client; wait for the number of seconds in Retry-After"))
 	next = checkOrigin(cfg, next)
@@ -155,13 +155,10 @@ func refuse(w http.ResponseWriter, status int, msg string) {
 // standard error.
 func ServeStdio(ctx context.Context, lib incidentlib.Library, cfg Config, in io.Reader, out io.Writer) error {
 	srv := NewServer(lib, cfg)
-	err := srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	pipe := newDrainingPipe()
+	err := srv.Run(ctx, &mcp.IOTransport{Reader: pipe.reader(ctx, in), Writer: pipe.writer(out)})
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

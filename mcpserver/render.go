@@ -235,6 +235,9 @@ func renderPage(what string, p *CasePage, tool string) string {
 	switch {
 	case p.Total == 0:
 		fmt.Fprintf(&b, "No cases %s. Try other words, fewer filters, or vocab to check the slugs.\n", what)
+		if p.notice != "" {
+			b.WriteString(p.notice + "\n")
+		}
 		return b.String()
 	case len(p.Cases) == 0:
 		fmt.Fprintf(&b, "%s %s, but this page is past the last one.\n", countCases(p.Total), what)

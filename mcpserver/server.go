@@ -51,7 +51,10 @@ type Config struct {
 	// MaxBodyBytes bounds the body of one HTTP request.
 	MaxBodyBytes int64
 	// RateLimit is the sustained number of HTTP requests per second one
-	// client may make, and RateBurst how many it may make at once.
+	// client may make, and RateBurst how many it may make at once. A
+	// RateLimit of 0 limits nothing (the serve command limits every
+	// surface in front of this handler); DefaultRateLimit is a sensible
+	// figure for a handler used on its own.
 	RateLimit float64
 	RateBurst int
 	// ClientKey names the client of a request for the rate limit; nil
@@ -99,10 +102,7 @@ func (cfg Config) withDefaults() Config {
 	if cfg.Checks == nil && cfg.Auditor != nil {
 		cfg.Checks = cfg.Auditor.Checks()
 	}
-	if cfg.RateLimit <= 0 {
-		cfg.RateLimit = DefaultRateLimit
-	}
-	if cfg.RateBurst <= 0 {
+	if cfg.RateLimit > 0 && cfg.RateBurst <= 0 {
 		cfg.RateBurst = DefaultRateBurst
 	}
 	if cfg.Version == "" {
@@ -154,7 +154,7 @@ func NewServer(lib incidentlib.Library, cfg Config) *mcp.Server {
 		Version: cfg.Version,
 	}, &mcp.ServerOptions{
 		Instructions: instr,
-		Logger:       cfg.Logger,
+		Logger:       quietLogger(cfg.Logger),
 		// No logging capability: the server has nothing to stream to a
 		// client, and every tool answers in one result.
 		Capabilities: &mcp.ServerCapabilities{},
@@ -214,3 +214,24 @@ func (h *handlers) deadline(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 	}
 }
+
+// quietLogger passes on only warnings and errors: the protocol library
+// logs several INFO lines for every request, and the HTTP server already
+// logs one line per request.
+func quietLogger(l *slog.Logger) *slog.Logger {
+	return slog.New(minLevel{l.Handler(), slog.LevelWarn})
+}
+
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (m minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= m.min && m.Handler.Enabled(ctx, l)
+}
+
+func (m minLevel) WithAttrs(a []slog.Attr) slog.Handler {
+	return minLevel{m.Handler.WithAttrs(a), m.min}
+}
+func (m minLevel) WithGroup(n string) slog.Handler { return minLevel{m.Handler.WithGroup(n), m.min} }

@@ -96,6 +96,9 @@ type CasePage struct {
 	Fuzzy      bool      `json:"fuzzy,omitempty" jsonschema:"true when nothing matched as typed and these cases come from a typo-tolerant retry"`
 	NextCursor string    `json:"next_cursor,omitempty" jsonschema:"pass as cursor, with the same other arguments, for the next page; absent on the last page"`
 	Cases      []CaseHit `json:"cases"`
+	// notice says the query ran in a cheaper form than asked, and why; it
+	// goes in the text answer only, leaving the output schema as it is.
+	notice string
 }
 
 // SimilarOutput is the output of similar_incidents.
@@ -350,7 +353,7 @@ func pageSize(limit, def int) int {
 }
 
 func (h *handlers) casePage(res *incidentlib.SearchResult, key string) *CasePage {
-	page := &CasePage{Total: res.Total, Sort: string(res.Sort), Fuzzy: res.Fuzzy, Cases: []CaseHit{}}
+	page := &CasePage{Total: res.Total, Sort: string(res.Sort), Fuzzy: res.Fuzzy, Cases: []CaseHit{}, notice: res.Notice}
 	for _, hit := range res.Hits {
 		ch := h.caseHit(hit.Case)
 		ch.Why = snippetsWhy(hit.Snippets)

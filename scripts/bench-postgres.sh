@@ -3,8 +3,11 @@
 # harness, runs a command with INCIDENTLIB_BENCH_POSTGRES set to its
 # connection string, and stops and deletes the server afterwards.
 #
-#   scripts/bench-postgres.sh incidentlib bench --sizes 1000,10000,100000
-#   scripts/bench-postgres.sh go run ./cmd/incidentlib bench --sizes 1000
+#   scripts/bench-postgres.sh incidentlib-bench search --sizes 1000,10000,100000
+#   scripts/bench-postgres.sh go run -C benchmark ./cmd/incidentlib-bench search --sizes 1000
+#
+# The harness is in the benchmark module (benchmark/go.mod), apart from the
+# server's, so that the server never builds the SQL drivers.
 #
 # The server lives in a temporary directory, listens only on a Unix socket
 # there, and trusts local connections: it holds nothing but benchmark data.

@@ -108,3 +108,16 @@ func (m *metrics) serve(w http.ResponseWriter, _ *http.Request) {
 	}
 	fmt.Fprintf(w, "# HELP incidentlib_uptime_seconds Seconds since the process started serving.\n# TYPE incidentlib_uptime_seconds gauge\nincidentlib_uptime_seconds %g\n", time.Since(m.started).Seconds())
 }
+
+// serveMetrics adds the guards' figures to the request metrics.
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	entries, bytes, hits, misses := s.guard.cache.stats()
+	s.metrics.setGauge("incidentlib_inflight_requests", "Requests being worked on (past the rate limit and cache).", float64(s.guard.inFlight.Load()))
+	s.metrics.setGauge("incidentlib_shed_total", "Expensive requests refused with 503 because the bound on work in flight was reached.", float64(s.guard.shed.Load()))
+	s.metrics.setGauge("incidentlib_rate_limited_total", "Requests refused with 429 by the per-client rate limits.", float64(s.guard.limited.Load()))
+	s.metrics.setGauge("incidentlib_cache_entries", "Responses in the cache.", float64(entries))
+	s.metrics.setGauge("incidentlib_cache_bytes", "Memory held by the response cache, in bytes.", float64(bytes))
+	s.metrics.setGauge("incidentlib_cache_hits_total", "Requests answered from the response cache.", float64(hits))
+	s.metrics.setGauge("incidentlib_cache_misses_total", "Cacheable requests the cache could not answer.", float64(misses))
+	s.metrics.serve(w, r)
+}

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -39,6 +40,12 @@ type Config struct {
 	// ("" when it does not). /readyz still answers 200, so a replica that
 	// lost its store stays in rotation for reads, and says why.
 	Degraded func() string
+	// Limits bounds what clients may ask of the server; the zero value
+	// turns every guard off.
+	Limits Limits
+	// ShutdownTimeout is how long requests in flight get to finish at
+	// shutdown; 0 means ten seconds.
+	ShutdownTimeout time.Duration
 }
 
 // Server is the HTTP front of the library.
@@ -47,7 +54,10 @@ type Server struct {
 	log     *slog.Logger
 	ready   atomic.Pointer[http.Handler]
 	metrics *metrics
+	guard   *guard
 	http    *http.Server
+	nextID  atomic.Uint64
+	idBase  string
 }
 
 // New returns a server that is live but not ready.
@@ -56,7 +66,8 @@ func New(cfg Config) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, log: log, metrics: newMetrics()}
+	s := &Server{cfg: cfg, log: log, metrics: newMetrics(), guard: newGuard(cfg.Limits)}
+	s.idBase = strconv.FormatInt(time.Now().UnixNano()%(1<<30), 36) + "-"
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -78,7 +89,7 @@ func New(cfg Config) *Server {
 		}
 		fmt.Fprintln(w, "ready")
 	})
-	mux.HandleFunc("GET /metrics", s.metrics.serve)
+	mux.HandleFunc("GET /metrics", s.serveMetrics)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h := s.ready.Load()
 		if h == nil {
@@ -118,7 +129,9 @@ func (s *Server) SetReady(h Handlers) {
 	for pattern, handler := range h.More {
 		mux.Handle(pattern, handler)
 	}
-	var handler http.Handler = mux
+	// A new library makes every cached response stale.
+	s.guard.cache.clear()
+	handler := s.guard.wrap(mux)
 	s.ready.Store(&handler)
 }
 
@@ -129,7 +142,8 @@ func (s *Server) Handler() http.Handler { return s.http.Handler }
 func (s *Server) SetGauge(name, help string, value float64) { s.metrics.setGauge(name, help, value) }
 
 // Serve accepts connections on l until ctx is done, then shuts down
-// gracefully, giving requests in flight up to ten seconds.
+// gracefully, giving requests in flight up to Config.ShutdownTimeout, and
+// logs what it drained.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.http.Serve(l) }()
@@ -138,11 +152,24 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	timeout := s.cfg.ShutdownTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	start := time.Now()
+	inFlight := s.guard.inFlight.Load()
+	s.log.Info("shutting down", "in_flight", inFlight, "grace", timeout)
+	shutdown, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	err := s.http.Shutdown(shutdown)
 	if e := <-errc; e != nil && !errors.Is(e, http.ErrServerClosed) && err == nil {
 		err = e
+	}
+	left := s.guard.inFlight.Load()
+	if err != nil {
+		s.log.Warn("shutdown", "drained", inFlight-left, "abandoned", left, "took", time.Since(start).Round(time.Millisecond), "err", err)
+	} else {
+		s.log.Info("shutdown", "drained", inFlight, "took", time.Since(start).Round(time.Millisecond))
 	}
 	return err
 }
@@ -180,22 +207,53 @@ func (r *statusRecorder) Flush() {
 // Unwrap gives http.ResponseController the underlying writer.
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-// logged records each request in the log and the metrics.
+// requestIDHeader carries the request's ID back to the client, so that a
+// report of a failure can be matched with its log line.
+const requestIDHeader = "X-Request-ID"
+
+// requestID keeps a client's X-Request-ID when it is short and plain, and
+// makes one otherwise.
+func (s *Server) requestID(r *http.Request) string {
+	if id := r.Header.Get(requestIDHeader); id != "" && len(id) <= 64 && strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") == "" {
+		return id
+	}
+	return s.idBase + strconv.FormatUint(s.nextID.Add(1), 36)
+}
+
+// logged records each request in the log (one line) and the metrics. A
+// request whose client hung up before the answer is logged as status 499
+// at INFO: it is no fault of the server's.
 func (s *Server) logged(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		id := s.requestID(r)
+		w.Header().Set(requestIDHeader, id)
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
+		status := rec.status
+		if r.Context().Err() != nil && (status >= 500 || status == 0) {
+			status = 499
+		}
 		d := time.Since(start)
-		s.metrics.observe(routeGroup(r.URL.Path), rec.status, d)
-		level := slog.LevelDebug
-		if rec.status >= 500 && r.URL.Path != "/readyz" { // "not ready yet" is no fault
+		group := routeGroup(r.URL.Path)
+		s.metrics.observe(group, status, d)
+		level := slog.LevelInfo
+		switch {
+		case group == "ops":
+			level = slog.LevelDebug // probes every few seconds would drown the rest
+		case status >= 500 && status != http.StatusServiceUnavailable:
 			level = slog.LevelWarn
 		}
-		s.log.Log(r.Context(), level, "request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "bytes", rec.bytes, "took", d.Round(time.Microsecond))
+		if !s.log.Enabled(r.Context(), level) {
+			return
+		}
+		s.log.LogAttrs(r.Context(), level, "request",
+			slog.String("method", r.Method), slog.String("route", group), slog.String("path", r.URL.Path),
+			slog.Int("status", status), slog.Duration("took", d.Round(time.Microsecond)),
+			slog.String("id", id), slog.Int64("bytes", rec.bytes))
 	})
 }
 

@@ -42,6 +42,13 @@ var facetParams = map[incidentlib.Facet]string{
 func parseQuery(v url.Values) (incidentlib.Query, error) {
 	var q incidentlib.Query
 	q.Text = strings.TrimSpace(v.Get("q"))
+	// A facet or sort given with no value is a mistake in the URL, as on
+	// the API. (The form's year boxes may come empty: that is "any".)
+	for _, name := range []string{"root_cause", "component", "symptom", "contributing_factor", "severity", "company", "sort", "page"} {
+		if vs, ok := v[name]; ok && strings.TrimSpace(strings.Join(vs, "")) == "" {
+			return q, incidentlib.InvalidParam(name, "is empty; give a value or leave the parameter out")
+		}
+	}
 	if len(q.Text) > incidentlib.MaxQueryLength {
 		return q, &incidentlib.Error{Code: incidentlib.ETOOLARGE, Param: "q", Message: "the search text is longer than " + strconv.Itoa(incidentlib.MaxQueryLength) + " bytes"}
 	}
@@ -184,6 +191,7 @@ type searchPage struct {
 	Total    int
 	From, To int
 	Fuzzy    bool
+	Notice   string // the query ran in a cheaper form, and why
 	Sort     incidentlib.Sort
 	Sorts    []sortOption
 	Hits     []hitView
@@ -265,6 +273,7 @@ func (s *server) showSearchPage(w http.ResponseWriter, r *http.Request) error {
 		return incidentlib.Errorf(incidentlib.ENOTFOUND, "This search has %s; there is no page %d.", plural(res.Total, "case", "cases"), q.Page)
 	}
 	sp.Total, sp.From, sp.To, sp.Fuzzy, sp.Sort = res.Total, res.From, res.To, res.Fuzzy, res.Sort
+	sp.Notice = res.Notice
 	if sp.Sort == "" {
 		sp.Sort = q.Sort
 	}
@@ -381,13 +390,18 @@ func (s *server) filterGroup(f incidentlib.Facet, counts []incidentlib.FacetCoun
 	return g
 }
 
-// withoutEmpty drops the parameters with no value and reports whether any
-// was dropped.
+// formFields are the search form's fields that a browser sends even when
+// they are empty (the words and the years); other parameters come only
+// from links, and an empty one is an error (400) like on the API.
+var formFields = map[string]bool{"q": true, "year_from": true, "year_to": true}
+
+// withoutEmpty drops the form's empty fields and reports whether any was
+// dropped.
 func withoutEmpty(v url.Values) (url.Values, bool) {
 	out, changed := url.Values{}, false
 	for k, vals := range v {
 		for _, x := range vals {
-			if strings.TrimSpace(x) == "" {
+			if formFields[k] && strings.TrimSpace(x) == "" {
 				changed = true
 				continue
 			}

@@ -117,9 +117,17 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	case incidentlib.ETOOLARGE:
 		return http.StatusRequestEntityTooLarge
+	case incidentlib.EUNAVAILABLE:
+		return http.StatusServiceUnavailable
+	case incidentlib.ECANCELED:
+		return statusClientClosed
 	}
 	return http.StatusInternalServerError
 }
+
+// statusClientClosed is logged for a request whose client went away before
+// the answer was ready (the figure common proxies use); no one reads it.
+const statusClientClosed = 499
 
 // errorPage is the data of the error page.
 type errorPage struct {
@@ -132,6 +140,9 @@ type errorPage struct {
 // only as a fixed sentence.
 func (s *server) showError(w http.ResponseWriter, r *http.Request, err error) {
 	status := statusOf(err)
+	if status == http.StatusInternalServerError && r.Context().Err() != nil {
+		status = statusClientClosed // the client hung up: no fault of ours
+	}
 	if status == http.StatusInternalServerError {
 		s.log.Error("page failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
@@ -139,6 +150,7 @@ func (s *server) showError(w http.ResponseWriter, r *http.Request, err error) {
 		http.StatusNotFound:              "Not found",
 		http.StatusBadRequest:            "That request is not valid",
 		http.StatusRequestEntityTooLarge: "That request is too large",
+		http.StatusServiceUnavailable:    "The library is busy",
 	}[status]
 	if heading == "" {
 		heading = "Something went wrong"
@@ -154,6 +166,9 @@ func (s *server) showError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }

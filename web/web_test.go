@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -614,5 +615,35 @@ func TestSearchFormDropsEmptyFields(t *testing.T) {
 	w := get(t, h, "GET", "/search?q=retries&year_from=&year_to=&root_cause=software-bug", nil)
 	if w.Code != 303 || w.Header().Get("Location") != "/search?q=retries&root_cause=software-bug" {
 		t.Errorf("%d %q, want 303 to the search without empty fields", w.Code, w.Header().Get("Location"))
+	}
+}
+
+// The search page refuses empty and out-of-range parameters with a 400
+// naming them, as the API does, and answers the hostile queries of issue
+// 11 without a 500 (saying when the typo-tolerant retry was skipped).
+func TestSearchPageStrictAndBounded(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	for _, tc := range []struct{ target, param string }{
+		{"/search?page=0", "page"},
+		{"/search?page=", "page"},
+		{"/search?sort=", "sort"},
+		{"/search?root_cause=", "root_cause"},
+		{"/search?q=" + strings.Repeat("a", 1001), "q"},
+	} {
+		w := get(t, h, "GET", tc.target, nil)
+		if w.Code != 400 && w.Code != 413 {
+			t.Errorf("%.40s: %d, want 400", tc.target, w.Code)
+		}
+		if !strings.Contains(w.Body.String(), tc.param) {
+			t.Errorf("%.40s: the page does not name %s", tc.target, tc.param)
+		}
+	}
+	w := get(t, h, "GET", "/search?q="+url.QueryEscape(`"q x z k"`), nil)
+	if w.Code != 200 || !strings.Contains(w.Body.String(), "no typo-tolerant retry was run") {
+		t.Errorf("degraded query: %d, notice missing", w.Code)
+	}
+	w = get(t, h, "GET", "/search?q="+strings.Repeat("abcdefghijklmnopqrstuvwxyz", 30), nil)
+	if w.Code != 200 {
+		t.Errorf("alphabet x30: %d", w.Code)
 	}
 }

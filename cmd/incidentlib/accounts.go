@@ -31,7 +31,7 @@ func (m *Main) runUser(ctx context.Context, args []string) int {
 		fmt.Fprintln(m.Stderr, "usage: incidentlib user add NAME --role reader|submitter|reviewer|admin [--team TEAM] [--store URL]")
 		return exitUsage
 	}
-	log, _ := m.logger("warn")
+	log, _ := m.logger("warn", "text")
 	st, code := m.openStore(ctx, "user add", url, log)
 	if st == nil {
 		return code
@@ -78,7 +78,7 @@ func (m *Main) runToken(ctx context.Context, args []string) int {
 		fmt.Fprintf(m.Stderr, "incidentlib token: --ttl %q: %v\n", ttl, err)
 		return exitUsage
 	}
-	log, _ := m.logger("warn")
+	log, _ := m.logger("warn", "text")
 	st, code := m.openStore(ctx, "token "+verb, url, log)
 	if st == nil {
 		return code

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"runtime/debug"
-
-	"incidentlib/benchmark"
 )
 
 // moreCommands maps the subcommands that need the engine or a protocol.
+// The benchmark harnesses live in their own module (benchmark/), so that
+// building the server never fetches or compiles their SQL drivers.
 func (m *Main) moreCommands() map[string]func(context.Context, []string) int {
 	return map[string]func(context.Context, []string) int{
 		"serve":   m.runServe,
@@ -17,9 +17,6 @@ func (m *Main) moreCommands() map[string]func(context.Context, []string) int {
 		"import":  m.runImport,
 		"user":    m.runUser,
 		"token":   m.runToken,
-		"bench": func(ctx context.Context, args []string) int {
-			return benchmark.Main(ctx, args, m.Stdout, m.Stderr)
-		},
 	}
 }
 

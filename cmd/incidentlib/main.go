@@ -74,7 +74,6 @@ commands:
   validate  check the vocabulary and every case; exit 0 clean, 1 problems, 2 usage
   list      print one line per case
   stats     count cases per term and show which fields are known
-  bench     run the search benchmark harness
 
 Run 'incidentlib <command> -h' for a command's flags.
 `)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,6 +39,8 @@ func TestValidateExitCodes(t *testing.T) {
 		{"problems exit 1 and name file and line", []string{"validate", "--no-builtin", "../../corpus/testdata/broken"}, 1,
 			`../../corpus/testdata/broken/IL-9001.yaml:10: unknown root cause "config-chang" (did you mean "config-change"?)`, "problems"},
 		{"a missing directory is a usage error", []string{"validate", "no/such/dir"}, 2, "", "no/such/dir"},
+		{"an empty directory alone is a usage error", []string{"validate", "--no-builtin", "testdata/empty"}, 2, "", "no .yaml case files"},
+		{"nothing to check is a usage error", []string{"validate", "--no-builtin"}, 2, "", "no case directory was given"},
 		{"an unknown flag is a usage error", []string{"validate", "--frobnicate"}, 2, "", "flag provided but not defined"},
 		{"no command", nil, 2, "", "usage: incidentlib"},
 		{"unknown command", []string{"frob"}, 2, "", `unknown command "frob"`},
@@ -205,3 +208,94 @@ spec:
       attempts: 3
       retryOn: 5xx
 `
+
+// --rate-limit 0 turns the limit off on every surface, MCP included; the
+// log has one line per request (none of the protocol library's own) and a
+// line at shutdown.
+func TestServeRateLimitOffAndLogs(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errOut syncBuffer
+	addrc := make(chan string, 1)
+	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &errOut, Now: time.Now, OnListen: func(a string) { addrc <- a }}
+	done := make(chan int, 1)
+	go func() {
+		done <- m.Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", "-", "--rate-limit", "0", "--log-format", "json"})
+	}()
+	var base string
+	select {
+	case a := <-addrc:
+		base = "http://" + a
+	case code := <-done:
+		t.Fatalf("serve exited %d: %s", code, errOut.String())
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get(base + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never ready")
+		}
+	}
+	const n = 80 // twice the burst the MCP endpoint once applied whatever the flag said
+	for i := range n {
+		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("MCP request %d: %d with --rate-limit 0", i, resp.StatusCode)
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	logs := errOut.String()
+	if got := strings.Count(logs, `"msg":"request"`); got != n {
+		t.Errorf("%d request lines for %d requests", got, n)
+	}
+	if c := strings.Count(logs, "\n") - strings.Count(logs, `"msg":"request"`); c > 8 {
+		t.Errorf("%d lines besides the request lines:\n%s", c, logs)
+	}
+	if !strings.Contains(logs, `"msg":"shutdown"`) {
+		t.Errorf("no shutdown line:\n%s", logs)
+	}
+}
+
+func TestServeRefusesBadLimitFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "--rate-limit", "-1"},
+		{"serve", "--log-format", "xml"},
+		{"serve", "--max-inflight", "-2"},
+	} {
+		if code, _, errOut := run(t, args...); code != 2 || errOut == "" {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -31,8 +32,12 @@ type serveConfig struct {
 	allowedHosts   listFlag
 	allowedOrigins listFlag
 	logLevel       string
+	logFormat      string
 	rateLimit      float64
 	rateBurst      int
+	maxExpensive   int
+	cacheMB        int
+	queryTimeout   time.Duration
 	store          string
 }
 
@@ -58,8 +63,12 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	fs.Var(&cfg.allowedHosts, "allowed-host", "Host header the MCP endpoint accepts, behind a proxy (repeatable)")
 	fs.Var(&cfg.allowedOrigins, "allowed-origin", "browser origin the MCP endpoint accepts (repeatable)")
 	fs.StringVar(&cfg.logLevel, "log-level", "info", "debug, info, warn or error")
-	fs.Float64Var(&cfg.rateLimit, "rate-limit", 20, "JSON API and MCP requests per second allowed per client IP")
+	fs.StringVar(&cfg.logFormat, "log-format", "text", "text or json")
+	fs.Float64Var(&cfg.rateLimit, "rate-limit", 20, "requests per second allowed per client IP on each surface (web pages, JSON API, MCP) and per signed-in account on the write path; 0 turns the limit off")
 	fs.IntVar(&cfg.rateBurst, "rate-burst", 60, "requests a client may make at once above --rate-limit")
+	fs.IntVar(&cfg.maxExpensive, "max-inflight", defaultMaxExpensive(), "expensive requests (searches, topic pages, exports, MCP calls) worked on at once; more get 503 at once; 0 turns the bound off")
+	fs.IntVar(&cfg.cacheMB, "cache-mb", 64, "memory for cached responses, in MiB; 0 turns the cache off")
+	fs.DurationVar(&cfg.queryTimeout, "query-timeout", engine.DefaultQueryTimeout, "longest one search may run")
 	cfg.corpus.register(fs)
 	storeFlag(fs, &cfg.store)
 	if code, ok := parseFlags(fs, args); !ok {
@@ -69,7 +78,11 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		fmt.Fprintf(m.Stderr, "incidentlib serve: unexpected argument %q (case directories go after --cases)\n", fs.Arg(0))
 		return exitUsage
 	}
-	log, err := m.logger(cfg.logLevel)
+	if cfg.rateLimit < 0 || cfg.rateBurst < 0 || cfg.maxExpensive < 0 || cfg.cacheMB < 0 || cfg.queryTimeout < 0 {
+		fmt.Fprintln(m.Stderr, "incidentlib serve: --rate-limit, --rate-burst, --max-inflight, --cache-mb and --query-timeout must not be negative (0 turns a limit off)")
+		return exitUsage
+	}
+	log, err := m.logger(cfg.logLevel, cfg.logFormat)
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "incidentlib serve: %v\n", err)
 		return exitUsage
@@ -90,7 +103,9 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	// The library is opened after the server listens; a replica over a
 	// store tells /readyz when it serves stale data.
 	var degraded atomic.Pointer[func() string]
-	srv := server.New(server.Config{Addr: cfg.addr, Logger: log, Degraded: func() string {
+	srv := server.New(server.Config{Addr: cfg.addr, Logger: log, Limits: server.Limits{
+		RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, MaxExpensive: cfg.maxExpensive, CacheBytes: int64(cfg.cacheMB) << 20,
+	}, Degraded: func() string {
 		if f := degraded.Load(); f != nil {
 			return (*f)()
 		}
@@ -103,7 +118,7 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		m.OnListen(l.Addr().String())
 	}
 
-	eng, closeLib, code := m.openLibrary(ctx, "serve", cfg.store, cfg.corpus, cfg.dataDir, log)
+	eng, closeLib, code := m.openLibrary(ctx, "serve", cfg.store, cfg.corpus, cfg.dataDir, cfg.queryTimeout, log)
 	if eng == nil {
 		l.Close()
 		return code
@@ -121,9 +136,11 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		}
 		return server.Handlers{
 			Web: webHandler,
-			API: httpapi.New(lib, httpapi.Config{BaseURL: cfg.baseURL, Logger: log, RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, Checks: checks}),
+			// The server applies the rate limits in front of every surface,
+			// so the protocol handlers' own limiters stay off.
+			API: httpapi.New(lib, httpapi.Config{BaseURL: cfg.baseURL, Logger: log, Checks: checks}),
 			MCP: mcpserver.NewHTTPHandler(lib, mcpserver.Config{BaseURL: cfg.baseURL, AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins,
-				RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, Version: version(), Logger: log, Auditor: auditor, Checks: checks}),
+				Version: version(), Logger: log, Auditor: auditor, Checks: checks}),
 		}, nil
 	}
 	handlers, err := makeHandlers(eng)
@@ -149,7 +166,7 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 
 // openLibrary opens the library from the store when one is named, from the
 // case files otherwise.
-func (m *Main) openLibrary(ctx context.Context, cmd, store string, cf corpusFlags, dataDir string, log *slog.Logger) (incidentlib.Library, func(), int) {
+func (m *Main) openLibrary(ctx context.Context, cmd, store string, cf corpusFlags, dataDir string, queryTimeout time.Duration, log *slog.Logger) (incidentlib.Library, func(), int) {
 	if store != "" {
 		if len(cf.dirs) > 0 || cf.noBuiltin {
 			fmt.Fprintf(m.Stderr, "incidentlib %s: --cases and --no-builtin do not go with --store: import the cases into the store instead\n", cmd)
@@ -161,7 +178,7 @@ func (m *Main) openLibrary(ctx context.Context, cmd, store string, cf corpusFlag
 		}
 		return r, closeFn, exitOK
 	}
-	eng, code := m.openEngine(ctx, cmd, cf, dataDir, log)
+	eng, code := m.openEngine(ctx, cmd, cf, dataDir, queryTimeout, log)
 	if eng == nil {
 		return nil, nil, code
 	}
@@ -170,74 +187,86 @@ func (m *Main) openLibrary(ctx context.Context, cmd, store string, cf corpusFlag
 
 // openEngine loads the corpus and opens the engine over it, printing why
 // when it cannot.
-func (m *Main) openEngine(ctx context.Context, cmd string, cf corpusFlags, dataDir string, log *slog.Logger) (*engine.Engine, int) {
+func (m *Main) openEngine(ctx context.Context, cmd string, cf corpusFlags, dataDir string, queryTimeout time.Duration, log *slog.Logger) (*engine.Engine, int) {
 	c, code := m.loadCorpus(cmd, cf)
 	if c == nil {
 		return nil, code
 	}
-	dir, err := resolveDataDir(dataDir)
-	if err != nil {
-		fmt.Fprintf(m.Stderr, "incidentlib %s: %v\n", cmd, err)
-		return nil, exitUsage
+	dir, why := resolveDataDir(dataDir)
+	if why != "" {
+		log.Warn("no usable cache directory; the index is built in memory on every start (use --data DIR to keep it)", "reason", why)
 	}
 	start := time.Now()
-	eng, err := engine.Open(ctx, c.Vocabulary, c.Cases, engine.Options{DataDir: dir, Logger: log})
+	eng, err := engine.Open(ctx, c.Vocabulary, c.Cases, engine.Options{DataDir: dir, Logger: log, QueryTimeout: queryTimeout})
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "incidentlib %s: %v\n", cmd, err)
 		return nil, exitProblems
 	}
-	log.Info("library loaded", "cases", len(c.Cases), "index_dir", dir, "index_reused", eng.IndexReused(), "took", time.Since(start).Round(time.Millisecond))
+	log.Info("library loaded", "cases", len(c.Cases), "index", eng.IndexLocation(), "index_reused", eng.IndexReused(), "took", time.Since(start).Round(time.Millisecond))
 	return eng, exitOK
 }
 
 // resolveDataDir picks where the index lives: the flag, else the user
 // cache directory, else (no writable cache directory, as in a read-only
-// container) memory. A directory the user named must work or it is an
-// error; the default only has to be tried.
-func resolveDataDir(flagValue string) (string, error) {
+// container) memory, with the reason. A directory the user named is used
+// as given: the engine serves a valid index from it even when it is
+// read-only, and says so when it has to build in memory.
+func resolveDataDir(flagValue string) (dir, whyMemory string) {
 	switch flagValue {
 	case "-":
-		return "", nil
+		return "", ""
 	case "":
 		base, err := os.UserCacheDir()
 		if err != nil {
-			return "", nil
+			return "", err.Error()
 		}
 		dir := filepath.Join(base, "incidentlib")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", nil
+			return "", err.Error()
 		}
-		return dir, nil
+		return dir, ""
 	}
-	return flagValue, nil
+	return flagValue, ""
 }
 
-func (m *Main) logger(level string) (*slog.Logger, error) {
+func (m *Main) logger(level, format string) (*slog.Logger, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
-	return slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: l})), nil
+	opts := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "text", "":
+		return slog.New(slog.NewTextHandler(m.Stderr, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(m.Stderr, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", format)
 }
+
+// defaultMaxExpensive bounds expensive work at two requests per processor:
+// a search is CPU work, so more at once only makes each one slower.
+func defaultMaxExpensive() int { return 2 * runtime.GOMAXPROCS(0) }
 
 func (m *Main) runMCP(ctx context.Context, args []string) int {
 	fs := newFlagSet("mcp", m.Stderr)
 	var cf corpusFlags
-	var dataDir, baseURL, logLevel, store string
+	var dataDir, baseURL, logLevel, logFormat, store string
 	cf.register(fs)
 	storeFlag(fs, &store)
 	fs.StringVar(&dataDir, "data", "", "directory for the search index (default: the user cache directory; \"-\" keeps it in memory)")
 	fs.StringVar(&baseURL, "base-url", "http://127.0.0.1:8080", "URL of the web pages, for the case links in answers")
 	fs.StringVar(&logLevel, "log-level", "warn", "debug, info, warn or error (logs go to standard error)")
+	fs.StringVar(&logFormat, "log-format", "text", "text or json")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	log, err := m.logger(logLevel)
+	log, err := m.logger(logLevel, logFormat)
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "incidentlib mcp: %v\n", err)
 		return exitUsage
 	}
-	eng, closeLib, code := m.openLibrary(ctx, "mcp", store, cf, dataDir, log)
+	eng, closeLib, code := m.openLibrary(ctx, "mcp", store, cf, dataDir, 0, log)
 	if eng == nil {
 		return code
 	}

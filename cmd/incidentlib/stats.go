@@ -16,8 +16,8 @@ func (m *Main) runStats(ctx context.Context, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	log, _ := m.logger("error")
-	eng, code := m.openEngine(ctx, "stats", cf, "-", log)
+	log, _ := m.logger("error", "text")
+	eng, code := m.openEngine(ctx, "stats", cf, "-", 0, log)
 	if eng == nil {
 		return code
 	}

@@ -65,7 +65,7 @@ func (m *Main) runMigrate(ctx context.Context, args []string) int {
 		fmt.Fprintln(m.Stderr, "usage: incidentlib migrate --store postgres://…  (or set "+storeEnv+")")
 		return exitUsage
 	}
-	log, _ := m.logger("warn")
+	log, _ := m.logger("warn", "text")
 	st, code := m.openStore(ctx, "migrate", url, log)
 	if st == nil {
 		return code
@@ -121,7 +121,7 @@ func (m *Main) runImport(ctx context.Context, args []string) int {
 	for i, c := range loaded {
 		stored[i] = incidentlib.StoredCase{ID: c.ID, Name: path.Base(c.Origin), Content: files[c.Origin]}
 	}
-	log, _ := m.logger("warn")
+	log, _ := m.logger("warn", "text")
 	st, code := m.openStore(ctx, "import", url, log)
 	if st == nil {
 		return code

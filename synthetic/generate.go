@@ -1,4 +1,7 @@
-package benchmark
+// Package synthetic generates corpora of synthetic cases and query sets
+// over them, deterministic for a seed: the large corpora that the engine's
+// scale tests and the benchmark harness run against.
+package synthetic
 
 import (
 	"fmt"
@@ -13,6 +16,9 @@ import (
 	"incidentlib"
 )
 
+// DefaultSeed makes every run generate the same corpus and queries.
+const DefaultSeed = 20260824
+
 // Shape of the synthetic corpus.
 const (
 	tailWords    = 30000 // rare pseudo-words after contentWords in the ranking
@@ -22,8 +28,9 @@ const (
 	wordZipfS    = 1.07 // Zipf exponent over content and tail words
 	facetZipfS   = 1.2  // Zipf exponent over each facet's terms
 	companyZipfS = 1.1
-	firstYear    = 2008
-	lastYear     = 2026
+	// FirstYear and LastYear bound the years of generated cases.
+	FirstYear = 2008
+	LastYear  = 2026
 )
 
 // Target byte sizes of each text field; together about 3.5 KB per case.
@@ -138,7 +145,7 @@ func NewGenerator(v *incidentlib.Vocabulary, seed uint64) *Generator {
 	}
 	g.sevZipf = newZipf(max(len(g.sevs), 1), 0.8, 1)
 	// Recent years hold more cases: rank 0 is the last year.
-	g.yearZipf = newZipf(lastYear-firstYear+1, 0.6, 3)
+	g.yearZipf = newZipf(LastYear-FirstYear+1, 0.6, 3)
 	return g
 }
 
@@ -213,7 +220,7 @@ func (g *Generator) Case(i int) *incidentlib.Case {
 	}
 	c.Lessons = tg.prose(fieldBytes.lessons)
 
-	year := lastYear - g.yearZipf.draw(r)
+	year := LastYear - g.yearZipf.draw(r)
 	start := time.Date(year, time.Month(1+r.IntN(12)), 1+r.IntN(28), r.IntN(24), r.IntN(60), 0, 0, time.UTC)
 	c.Timeline.Started = incidentlib.Timestamp{Time: start}
 	if r.Float64() < 0.8 {

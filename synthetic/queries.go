@@ -1,4 +1,4 @@
-package benchmark
+package synthetic
 
 import (
 	"math/rand/v2"
@@ -16,7 +16,8 @@ const (
 	narrowFrom     = 150
 	narrowTo       = 600
 	narrowTopTerms = 12 // the filter's component is one of the commonest few
-	similarLimit   = 10
+	// SimilarLimit is how many similar cases each query asks for.
+	SimilarLimit = 10
 )
 
 // Search is one benchmark query: text, and optionally one component

@@ -1,4 +1,4 @@
-package benchmark
+package synthetic
 
 // The word lists the synthetic corpus draws from. They are ordered roughly
 // from most to least common in incident write-ups, because the generator

@@ -1,0 +1,284 @@
+package server
+
+import (
+	"encoding/json"
+	"html"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"incidentlib/httpx"
+)
+
+// Limits configures the guards in front of the protocol handlers. Zero in
+// any field turns that guard off.
+type Limits struct {
+	// RateLimit is the sustained requests per second one client may make
+	// on each surface (web pages, JSON API, MCP), RateBurst how many it
+	// may make at once. Each surface has its own budget.
+	RateLimit float64
+	RateBurst int
+	// MaxExpensive bounds the expensive requests (searches, topic and
+	// chart pages, exports, MCP calls) being worked on at once. One over
+	// the bound is refused at once with 503 and Retry-After: a queue
+	// would only turn overload into latency for everyone.
+	MaxExpensive int
+	// CacheBytes bounds the memory of the response cache.
+	CacheBytes int64
+}
+
+// guard holds the per-surface rate limiters, the admission bound and the
+// response cache.
+type guard struct {
+	limiters map[string]*httpx.RateLimiter // by surface
+	slots    chan struct{}                 // nil: no bound
+	cache    *responseCache
+
+	// pending coalesces identical cacheable requests: while one builds
+	// the answer, the others wait for it instead of each taking a slot
+	// (a burst of the same broad search is one search, not thirty).
+	pendingMu sync.Mutex
+	pending   map[string]chan struct{}
+
+	inFlight atomic.Int64
+	shed     atomic.Uint64
+	limited  atomic.Uint64
+}
+
+func newGuard(l Limits) *guard {
+	g := &guard{limiters: map[string]*httpx.RateLimiter{}, cache: newResponseCache(l.CacheBytes), pending: map[string]chan struct{}{}}
+	if l.RateLimit > 0 {
+		for _, s := range []string{"web", "api", "mcp"} {
+			g.limiters[s] = httpx.NewRateLimiter(l.RateLimit, l.RateBurst)
+		}
+	}
+	if l.MaxExpensive > 0 {
+		g.slots = make(chan struct{}, l.MaxExpensive)
+	}
+	return g
+}
+
+// expensive reports whether a request may cost real work: everything but
+// the pages and documents that are a lookup by ID or fixed.
+func expensive(r *http.Request) bool {
+	p := r.URL.Path
+	switch routeGroup(p) {
+	case "mcp":
+		return r.Method == http.MethodPost
+	case "static", "ops":
+		return false
+	case "api":
+		rest := strings.TrimPrefix(p, "/api/v1")
+		switch {
+		case rest == "" || rest == "/" || rest == "/vocab" || rest == "/openapi.json":
+			return false
+		case strings.HasPrefix(rest, "/cases/"): // one case, or its similar cases
+			return false
+		}
+		return true
+	}
+	switch {
+	case p == "/" || p == "/robots.txt" || p == "/cases" || strings.HasPrefix(p, "/cases/"):
+		return false
+	}
+	return true
+}
+
+// wrap puts the guards in front of next: the rate limit first (every
+// request counts, cached or not), then the cache, then the admission
+// bound for what the cache could not answer.
+func (g *guard) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		surface := routeGroup(r.URL.Path)
+		if surface == "static" {
+			surface = "web"
+		}
+		if l := g.limiters[surface]; l != nil {
+			if ok, wait := l.Allow(httpx.ClientKey(r)); !ok {
+				g.limited.Add(1)
+				w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait.Seconds()+0.999))))
+				refuse(w, r, surface, http.StatusTooManyRequests, "rate_limited",
+					"Too many requests from your address; wait for the number of seconds in Retry-After.")
+				return
+			}
+		}
+		// A signed-in request (a bearer token or a cookie) may be answered
+		// from a team's private library: it is never served from the
+		// shared cache, nor stored in it.
+		cacheable := g.cache != nil && surface != "mcp" && (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+			r.Header.Get("Range") == "" && r.Header.Get("Authorization") == "" && r.Header.Get("Cookie") == ""
+		var key string
+		if cacheable {
+			var ok bool
+			if key, ok = cacheKey(r); ok {
+				if c := g.cache.get(key); c != nil {
+					serveCached(w, r, c)
+					return
+				}
+				if r.Method == http.MethodGet {
+					leader, wait := g.join(key)
+					if !leader {
+						// Wait (bounded by the client) for the leader,
+						// then answer from the cache if it could.
+						select {
+						case <-wait:
+						case <-r.Context().Done():
+							return
+						}
+						if c := g.cache.get(key); c != nil {
+							serveCached(w, r, c)
+							return
+						}
+					} else {
+						defer g.leave(key)
+					}
+				}
+			} else {
+				cacheable = false
+			}
+		}
+		if g.slots != nil && expensive(r) {
+			select {
+			case g.slots <- struct{}{}:
+				defer func() { <-g.slots }()
+			default:
+				g.shed.Add(1)
+				w.Header().Set("Retry-After", "1")
+				refuse(w, r, surface, http.StatusServiceUnavailable, "busy",
+					"The server is busy with other searches; retry in a second.")
+				return
+			}
+		}
+		g.inFlight.Add(1)
+		defer g.inFlight.Add(-1)
+		if !cacheable || r.Method != http.MethodGet {
+			next.ServeHTTP(w, r)
+			return
+		}
+		cw := &captureWriter{ResponseWriter: w, limit: g.cache.maxEntry}
+		next.ServeHTTP(cw, r)
+		if cc := cw.header.Get("Cache-Control"); cw.status == http.StatusOK && !cw.over && !cw.flushed && cw.header != nil && cw.header.Get("Set-Cookie") == "" &&
+			!strings.Contains(cc, "private") && !strings.Contains(cc, "no-store") {
+			g.cache.put(&cachedResponse{key: key, header: cw.header, body: cw.body, etag: cw.header.Get("ETag")})
+		}
+	})
+}
+
+// serveCached answers from the cache. A matching If-None-Match is
+// answered 304 before any body is touched.
+func serveCached(w http.ResponseWriter, r *http.Request, c *cachedResponse) {
+	h := w.Header()
+	for k, vs := range c.header {
+		h[k] = vs
+	}
+	if etagMatches(r.Header.Get("If-None-Match"), c.etag) {
+		h.Del("Content-Length")
+		h.Del("Content-Type")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(c.body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(c.body)
+	}
+}
+
+// captureWriter passes a response through and keeps a copy of it, up to a
+// limit, for the cache.
+type captureWriter struct {
+	http.ResponseWriter
+	limit   int64
+	status  int
+	header  http.Header
+	body    []byte
+	over    bool
+	flushed bool
+}
+
+func (c *captureWriter) WriteHeader(code int) {
+	if c.status == 0 && code >= 200 {
+		c.status = code
+		c.header = c.ResponseWriter.Header().Clone()
+		c.header.Del(requestIDHeader)
+		c.header.Del("Retry-After")
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *captureWriter) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.WriteHeader(http.StatusOK)
+	}
+	if !c.over {
+		if int64(len(c.body)+len(b)) > c.limit {
+			c.over, c.body = true, nil
+		} else {
+			c.body = append(c.body, b...)
+		}
+	}
+	return c.ResponseWriter.Write(b)
+}
+
+func (c *captureWriter) Flush() {
+	c.flushed = true
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (c *captureWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// refuse answers a request the guards turned away, in the shape of its
+// surface: an RFC 9457 problem for the JSON API (as its own errors are), a
+// JSON-RPC error for MCP, a short page for the web.
+func refuse(w http.ResponseWriter, r *http.Request, surface string, status int, code, msg string) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	switch surface {
+	case "api":
+		h.Set("Content-Type", "application/problem+json")
+		h.Set("Access-Control-Allow-Origin", "*")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(map[string]any{
+			"type": "about:blank", "title": http.StatusText(status), "status": status,
+			"detail": msg, "code": code, "param": nil, "instance": r.URL.Path,
+		})
+	case "mcp":
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(map[string]any{
+			"jsonrpc": "2.0", "id": nil,
+			"error": map[string]any{"code": -32000, "message": msg},
+		})
+	default:
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(status)
+		w.Write([]byte("<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>" + http.StatusText(status) +
+			"</title><h1>" + http.StatusText(status) + "</h1><p>" + html.EscapeString(msg) + "</p></html>\n"))
+	}
+}
+
+// join registers a request for key. The first becomes the leader (it
+// builds the answer); later ones get a channel closed when it is done.
+func (g *guard) join(key string) (leader bool, wait <-chan struct{}) {
+	g.pendingMu.Lock()
+	defer g.pendingMu.Unlock()
+	if ch, ok := g.pending[key]; ok {
+		return false, ch
+	}
+	g.pending[key] = make(chan struct{})
+	return true, nil
+}
+
+func (g *guard) leave(key string) {
+	g.pendingMu.Lock()
+	defer g.pendingMu.Unlock()
+	if ch, ok := g.pending[key]; ok {
+		close(ch)
+		delete(g.pending, key)
+	}
+}
