@@ -189,3 +189,43 @@ func TestIdenticalRequestsCoalesce(t *testing.T) {
 		t.Errorf("built %d times, want once", built.Load())
 	}
 }
+
+// A signed-in request may be answered from a team's private library: the
+// shared response cache never serves it nor keeps its answer, and an
+// answer marked private is never kept for anyone.
+func TestCacheKeepsPrivateAnswersOut(t *testing.T) {
+	calls := 0
+	s := New(Config{Limits: Limits{CacheBytes: 1 << 20}})
+	s.SetReady(Handlers{Web: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		if r.Header.Get("Authorization") != "" {
+			w.Header().Set("Cache-Control", "private, no-store")
+			io.WriteString(w, "team page")
+			return
+		}
+		io.WriteString(w, "public page")
+	})})
+	h := s.Handler()
+	do := func(auth string) string {
+		r := httptest.NewRequest("GET", "/cases/IL-0001", nil)
+		if auth != "" {
+			r.Header.Set("Authorization", auth)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Body.String()
+	}
+	if got := do("Bearer team"); got != "team page" {
+		t.Fatalf("signed in: %q", got)
+	}
+	if got := do(""); got != "public page" {
+		t.Errorf("an anonymous reader after a signed-in one got %q", got)
+	}
+	if got := do("Bearer team"); got != "team page" {
+		t.Errorf("a signed-in reader after an anonymous one got %q", got)
+	}
+	do("")
+	if calls != 3 {
+		t.Errorf("handler ran %d times; want the anonymous answer cached once and the signed-in ones never", calls)
+	}
+}
