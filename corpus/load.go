@@ -7,7 +7,6 @@ import (
 
 	"incidentlib"
 	"incidentlib/cases"
-	"incidentlib/vocabulary"
 )
 
 // Options says which cases make up a corpus.
@@ -52,7 +51,7 @@ func Load(opts Options) (*Corpus, Problems, error) {
 		}
 		dirs = append(dirs, Dir{FS: os.DirFS(d), Name: d})
 	}
-	v, ps := LoadVocabulary(vocabulary.FileName, vocabulary.YAML)
+	v, ps := LoadShippedVocabulary()
 	if v == nil {
 		return nil, ps, nil
 	}

@@ -37,6 +37,7 @@ type Engine struct {
 
 	facets     *facetIndex
 	similarity *similarityIndex
+	lex        *lexicon
 	reused     bool
 
 	statsOnce sync.Once
@@ -75,6 +76,7 @@ func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.C
 	}
 	e.facets = newFacetIndex(v, sorted)
 	e.similarity = newSimilarityIndex(v, sorted, e.facets)
+	e.lex = newLexicon(e.analyzer(), v)
 	log.Debug("engine ready", "cases", len(sorted), "index_reused", reused, "took", time.Since(start).Round(time.Millisecond))
 	return e, nil
 }

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 
 	"incidentlib/benchmark"
+	"incidentlib/relevance"
 )
 
 // moreCommands maps the subcommands that need the engine or a protocol.
@@ -14,6 +15,9 @@ func (m *Main) moreCommands() map[string]func(context.Context, []string) int {
 		"mcp":   m.runMCP,
 		"stats": m.runStats,
 		"bench": func(ctx context.Context, args []string) int {
+			if len(args) > 0 && args[0] == "relevance" {
+				return relevance.Main(ctx, args[1:], m.Stdout, m.Stderr)
+			}
 			return benchmark.Main(ctx, args, m.Stdout, m.Stderr)
 		},
 	}

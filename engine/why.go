@@ -1,0 +1,257 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"slices"
+	"sort"
+	"strings"
+
+	"incidentlib"
+)
+
+// snippetTerms are the analyzed terms snippets mark: the query's own words
+// and the synonyms and spellings that stood in for them.
+func (pl *plan) snippetTerms() []string {
+	var out []string
+	for _, m := range pl.matchers {
+		for _, s := range m.seqs {
+			out = append(out, s...)
+		}
+	}
+	return out
+}
+
+// spanDisplay names the clauses of a span as the query wrote them.
+func (pl *plan) spanDisplay(span uint32) string {
+	var parts []string
+	for ci, c := range pl.clauses {
+		if span&(1<<uint(ci)) != 0 {
+			parts = append(parts, c.display)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// why says how a hit matched the plan: every matcher that holds for it,
+// with the fields it was found in, and the recognised terms it is tagged
+// with. It analyzes only the case's own text, for the hits of one page.
+func (e *Engine) why(c *incidentlib.Case, pl *plan) ([]incidentlib.Match, []incidentlib.Term) {
+	a := e.analyzer()
+	type field struct {
+		name   string
+		tokens []string
+	}
+	texts := append([]fieldText{{"title", c.Title}, {"company", c.Company}, {"summary", c.Summary}}, bodyTexts(c)...)
+	// As for snippets, a field can only hold a stem if its text holds the
+	// stem less its last two letters, so fields without any such prefix
+	// are not analyzed.
+	var prefixes []string
+	for _, m := range pl.matchers {
+		for _, seq := range m.seqs {
+			for _, t := range seq {
+				r := []rune(t)
+				prefixes = append(prefixes, string(r[:max(1, len(r)-2)]))
+			}
+		}
+	}
+	var fields []field
+	for _, f := range texts {
+		if f.text == "" {
+			continue
+		}
+		lower := strings.ToLower(f.text)
+		if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.Contains(lower, p) }) {
+			continue
+		}
+		fields = append(fields, field{f.field, analyzedTerms(a, f.text)})
+	}
+	var out []incidentlib.Match
+	var terms []incidentlib.Term
+	for _, m := range pl.matchers {
+		if m.kind == matchYear {
+			if c.Year() == m.year {
+				out = append(out, incidentlib.Match{Word: pl.spanDisplay(m.span), Via: m.via, Fields: []string{"started"}})
+			}
+			continue
+		}
+		if m.kind == matchTerm {
+			if slices.Contains(termsOf(c, m.term.Facet), m.term.Slug) {
+				terms = append(terms, *m.term)
+				out = append(out, incidentlib.Match{Word: pl.spanDisplay(m.span), Via: m.term.Name, Fields: []string{string(m.term.Facet)}})
+			}
+			continue
+		}
+		var in []string
+		for _, f := range fields {
+			if slices.Contains(in, f.name) {
+				continue
+			}
+			for _, s := range m.seqs {
+				if containsRun(f.tokens, s) {
+					in = append(in, f.name)
+					break
+				}
+			}
+		}
+		if len(in) == 0 {
+			continue
+		}
+		mt := incidentlib.Match{Word: pl.spanDisplay(m.span), Fields: in}
+		switch m.kind {
+		case matchSynonym:
+			mt.Via = m.via
+		case matchFuzzy:
+			mt.Via = e.surfaceForm(m.via)
+		}
+		out = append(out, mt)
+	}
+	return out, terms
+}
+
+// containsRun reports whether run occurs in tokens, in order and adjacent.
+func containsRun(tokens, run []string) bool {
+	if len(run) == 0 {
+		return false
+	}
+outer:
+	for i := 0; i+len(run) <= len(tokens); i++ {
+		for k, t := range run {
+			if tokens[i+k] != t {
+				continue outer
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// surfaceForm turns an indexed stem ("databas") back into a word a case
+// writes ("database"), by reading one case that holds it.
+func (e *Engine) surfaceForm(stem string) string {
+	r, err := e.reader()
+	if err != nil {
+		return stem
+	}
+	defer r.Close()
+	a := e.analyzer()
+	for _, f := range textFields {
+		tfr, err := r.TermFieldReader(context.Background(), []byte(stem), f.name, false, false, false)
+		if err != nil {
+			continue
+		}
+		d, err := tfr.Next(nil)
+		tfr.Close()
+		if err != nil || d == nil {
+			continue
+		}
+		num := binary.BigEndian.Uint64(d.ID)
+		if num >= uint64(len(e.docNum)) || e.docNum[num] < 0 {
+			continue
+		}
+		c := e.cases[e.docNum[num]]
+		texts := append([]fieldText{{"title", c.Title}, {"company", c.Company}, {"summary", c.Summary}}, bodyTexts(c)...)
+		for _, ft := range texts {
+			for _, tok := range a.Analyze([]byte(ft.text)) {
+				if string(tok.Term) == stem {
+					return strings.ToLower(ft.text[tok.Start:tok.End])
+				}
+			}
+		}
+	}
+	return stem
+}
+
+// describe fills in what a result says about its query: the recognised
+// terms with their counts, the words that matched nothing, whether a typo
+// fallback was used, and suggestions when results are few.
+func (e *Engine) describe(pl *plan, res *incidentlib.SearchResult) {
+	for _, t := range pl.terms {
+		fc := incidentlib.FacetCount{Term: t}
+		for _, c := range res.Facets[t.Facet] {
+			if c.Term.Slug == t.Slug {
+				fc.Count = c.Count
+			}
+		}
+		res.Terms = append(res.Terms, fc)
+	}
+	for ci, pc := range pl.clauses {
+		if pc.covered == 0 {
+			res.Unmatched = append(res.Unmatched, pc.display)
+		} else if len(pl.fuzzy[ci]) > 0 {
+			res.Fuzzy = true
+		}
+	}
+	for ci, pc := range pl.clauses {
+		if pc.word == "" {
+			continue
+		}
+		_, fuzzed := pl.fuzzy[ci]
+		if pc.covered > 0 && !fuzzed && res.Total >= suggestBelow {
+			continue
+		}
+		s := incidentlib.Suggestion{Word: pc.word}
+		for _, stem := range pl.fuzzy[ci] {
+			if w := e.surfaceForm(stem); !slices.Contains(s.Spellings, w) {
+				s.Spellings = append(s.Spellings, w)
+			}
+		}
+		s.Terms = e.nearTerms(pc.word, pc.seqs[0][0], pl)
+		if len(s.Spellings) > 0 || len(s.Terms) > 0 {
+			res.Suggestions = append(res.Suggestions, s)
+		}
+	}
+}
+
+// nearTerms returns up to three vocabulary terms whose name, slug or alias
+// holds the word, or failing that is spelled like it; terms the query
+// already names are left out.
+func (e *Engine) nearTerms(word, stem string, pl *plan) []incidentlib.Term {
+	recognised := func(t incidentlib.Term) bool {
+		for _, r := range pl.terms {
+			if r.Facet == t.Facet && r.Slug == t.Slug {
+				return true
+			}
+		}
+		return false
+	}
+	a := e.analyzer()
+	var holding []incidentlib.Term
+	for _, t := range e.lex.terms {
+		if recognised(t) {
+			continue
+		}
+		for _, n := range append([]string{t.Name}, t.Aliases...) {
+			if slices.Contains(analyzedTerms(a, n), stem) {
+				holding = append(holding, t)
+				break
+			}
+		}
+	}
+	if len(holding) == 0 {
+		var names []string
+		byName := map[string]incidentlib.Term{}
+		for _, t := range e.lex.terms {
+			if recognised(t) {
+				continue
+			}
+			for _, n := range append([]string{t.Name}, t.Aliases...) {
+				names = append(names, n)
+				if _, ok := byName[n]; !ok {
+					byName[n] = t
+				}
+			}
+		}
+		if n, ok := incidentlib.Nearest(word, names); ok {
+			holding = append(holding, byName[n])
+		}
+	}
+	sort.SliceStable(holding, func(i, j int) bool {
+		return e.facets.dims[dimOf(holding[i].Facet)].df[e.facets.dims[dimOf(holding[i].Facet)].no[holding[i].Slug]] >
+			e.facets.dims[dimOf(holding[j].Facet)].df[e.facets.dims[dimOf(holding[j].Facet)].no[holding[j].Slug]]
+	})
+	if len(holding) > 3 {
+		holding = holding[:3]
+	}
+	return holding
+}
