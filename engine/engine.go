@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -91,13 +90,15 @@ func (e *Engine) Close() error { return e.idx.Close() }
 func (e *Engine) Vocabulary() *incidentlib.Vocabulary { return e.vocab }
 
 // FindCaseByID implements incidentlib.Library.
+// IDs are normalised first: il-561, IL-561 and 561 all name IL-0561.
 func (e *Engine) FindCaseByID(_ context.Context, id string) (*incidentlib.Case, error) {
-	i, ok := e.byID[strings.ToUpper(strings.TrimSpace(id))]
+	norm, valid := incidentlib.NormalizeCaseID(id)
+	if !valid {
+		return nil, &incidentlib.Error{Code: incidentlib.EINVALID, Param: "id", Message: fmt.Sprintf("%q is not a case ID; case IDs look like IL-0561 (il-561 and 561 work too)", truncate(id, 40))}
+	}
+	i, ok := e.byID[norm]
 	if !ok {
-		if !incidentlib.ValidCaseID(strings.ToUpper(strings.TrimSpace(id))) {
-			return nil, &incidentlib.Error{Code: incidentlib.EINVALID, Param: "id", Message: fmt.Sprintf("%q is not a case ID; case IDs look like IL-0561", truncate(id, 40))}
-		}
-		return nil, &incidentlib.Error{Code: incidentlib.ENOTFOUND, Param: "id", Message: fmt.Sprintf("no case %s in the library", strings.ToUpper(strings.TrimSpace(id)))}
+		return nil, &incidentlib.Error{Code: incidentlib.ENOTFOUND, Param: "id", Message: fmt.Sprintf("no case %s in the library", norm)}
 	}
 	return e.cases[i], nil
 }

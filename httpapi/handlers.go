@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -202,9 +203,40 @@ func (a *api) caseList(w http.ResponseWriter, q incidentlib.Query, res *incident
 		Items:  make([]Hit, 0, len(res.Hits)),
 		Links:  pl,
 		Facets: a.facets(res),
+
+		Partial:     res.Partial,
+		Complete:    res.Complete,
+		Terms:       []RecognisedTerm{},
+		Unmatched:   append([]string{}, res.Unmatched...),
+		Suggestions: []Suggestion{},
+	}
+	for _, fc := range res.Terms {
+		v := url.Values{}
+		for k, vs := range base {
+			v[k] = vs
+		}
+		v.Del("page")
+		if !slices.Contains(v[string(fc.Term.Facet)], fc.Term.Slug) {
+			v.Add(string(fc.Term.Facet), fc.Term.Slug)
+		}
+		tc := a.termCounts(fc.Term.Facet, []incidentlib.FacetCount{fc})[0]
+		out.Terms = append(out.Terms, RecognisedTerm{TermCount: tc, Filter: a.links.withQuery(path, v)})
+	}
+	for _, s := range res.Suggestions {
+		sg := Suggestion{Word: s.Word, Spellings: append([]string{}, s.Spellings...), Terms: []TermRef{}}
+		for _, t := range s.Terms {
+			sg.Terms = append(sg.Terms, a.termRef(t.Facet, t.Slug))
+		}
+		out.Suggestions = append(out.Suggestions, sg)
 	}
 	for _, h := range res.Hits {
-		hit := Hit{Case: a.caseSummary(h.Case), Snippets: a.snippets(h.Snippets)}
+		hit := Hit{Case: a.caseSummary(h.Case), Snippets: a.snippets(h.Snippets), Matched: []Match{}, Terms: []TermRef{}}
+		for _, m := range h.Matched {
+			hit.Matched = append(hit.Matched, Match{Word: m.Word, Via: nullable(m.Via), Fields: append([]string{}, m.Fields...)})
+		}
+		for _, t := range h.Terms {
+			hit.Terms = append(hit.Terms, a.termRef(t.Facet, t.Slug))
+		}
 		if q.Text != "" {
 			s := h.Score
 			hit.Score = &s
