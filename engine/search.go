@@ -76,6 +76,7 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 	var set []int       // case numbers in the result set
 	var score []float64 // by case number; nil without text
 	var pl *plan
+	var mask []uint32 // by case number, the clauses it matched
 	if len(text.clauses) == 0 && len(text.exclude) == 0 {
 		set = e.allIn(allowed)
 	} else {
@@ -105,6 +106,7 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 			}
 			defer e.releaseMatches(buf)
 			set, score, res.Partial, res.Complete = buf.set, buf.score, partial, complete
+			mask = buf.mask
 		}
 	}
 	res.Total = len(set)
@@ -125,8 +127,12 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 			h := incidentlib.Hit{Case: e.cases[ci]}
 			if score != nil {
 				h.Score = score[ci]
-				h.Snippets = e.snippets(e.cases[ci], pl.snippetTerms(), false)
-				h.Matched, h.Terms = e.why(e.cases[ci], pl)
+				// The hit's text is analyzed once for its snippets and
+				// its reasons.
+				terms := pl.snippetTerms()
+				fields := e.analyzeHit(e.cases[ci], pl, stemPrefixes(terms), mask[ci])
+				h.Snippets = e.snippetsFrom(e.cases[ci], terms, false, true, fields)
+				h.Matched, h.Terms = e.why(e.cases[ci], pl, fields)
 			}
 			res.Hits = append(res.Hits, h)
 		}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/blevesearch/bleve/v2/analysis"
+
 	"incidentlib"
 )
 
@@ -23,6 +25,68 @@ func (e *Engine) snippets(c *incidentlib.Case, terms []string, fuzzy bool) []inc
 // snippetsFiltered is snippets with the prefix filter chosen by the caller,
 // so a test can check that the filter never changes a snippet.
 func (e *Engine) snippetsFiltered(c *incidentlib.Case, terms []string, fuzzy, prefilter bool) []incidentlib.Snippet {
+	return e.snippetsFrom(c, terms, fuzzy, prefilter, nil)
+}
+
+// analyzedField is one field of a case run through the analyzer, shared by
+// snippets and "why it matched" so a hit's text is analyzed once. Fields
+// the prefix filter ruled out have no tokens.
+type analyzedField struct {
+	field  string
+	text   string
+	tokens analysis.TokenStream
+}
+
+// caseFields are the fields snippets and reasons look at, in the order
+// snippets prefer them.
+func caseFields(c *incidentlib.Case) []fieldText {
+	return append([]fieldText{{"title", c.Title}, {"company", c.Company}, {"summary", c.Summary}}, bodyTexts(c)...)
+}
+
+// analyzeFields analyzes the fields of c whose text holds one of the
+// prefixes (every field when prefixes is nil).
+func (e *Engine) analyzeFields(c *incidentlib.Case, prefixes []string) []analyzedField {
+	a := e.analyzer()
+	var out []analyzedField
+	for _, f := range caseFields(c) {
+		af := analyzedField{field: f.field, text: f.text}
+		if f.text != "" && mayHold(f.text, prefixes) {
+			af.tokens = a.Analyze([]byte(f.text))
+		}
+		out = append(out, af)
+	}
+	return out
+}
+
+// mayHold reports whether text holds any of the prefixes, case-folded.
+func mayHold(text string, prefixes []string) bool {
+	if prefixes == nil {
+		return true
+	}
+	lower := strings.ToLower(text)
+	for _, p := range prefixes {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// stemPrefixes are the stems less their last two letters: the Porter
+// stemmer rewrites at most the last two letters of what it keeps, so a
+// word can only stem to t if its text holds t's prefix.
+func stemPrefixes(terms []string) []string {
+	var out []string
+	for _, t := range terms {
+		r := []rune(t)
+		out = append(out, string(r[:max(1, len(r)-2)]))
+	}
+	return out
+}
+
+// snippetsFrom is snippets over fields already analyzed (nil: analyze
+// them here).
+func (e *Engine) snippetsFrom(c *incidentlib.Case, terms []string, fuzzy, prefilter bool, pre []analyzedField) []incidentlib.Snippet {
 	if len(terms) == 0 {
 		return nil
 	}
@@ -77,6 +141,25 @@ func (e *Engine) snippetsFiltered(c *incidentlib.Case, terms []string, fuzzy, pr
 	}
 	var cands []candidate
 	fields := append([]fieldText{{"title", c.Title}, {"summary", c.Summary}}, bodyTexts(c)...)
+	if pre != nil {
+		for _, f := range pre {
+			if f.field == "company" {
+				continue
+			}
+			var spans [][2]int
+			seen := map[string]bool{}
+			for _, tok := range f.tokens {
+				if term := string(tok.Term); matches(term) {
+					spans = append(spans, [2]int{tok.Start, tok.End})
+					seen[term] = true
+				}
+			}
+			if len(spans) > 0 {
+				cands = append(cands, candidate{f.field, f.text, spans, len(seen)})
+			}
+		}
+		fields = nil
+	}
 	// Fields are tried in the order snippets prefer them. Once two fields
 	// other than the title hold every query term, no later field can rank
 	// above them, so the rest are not analyzed.

@@ -36,35 +36,21 @@ func (pl *plan) spanDisplay(span uint32) string {
 // why says how a hit matched the plan: every matcher that holds for it,
 // with the fields it was found in, and the recognised terms it is tagged
 // with. It analyzes only the case's own text, for the hits of one page.
-func (e *Engine) why(c *incidentlib.Case, pl *plan) ([]incidentlib.Match, []incidentlib.Term) {
-	a := e.analyzer()
+func (e *Engine) why(c *incidentlib.Case, pl *plan, analyzed []analyzedField) ([]incidentlib.Match, []incidentlib.Term) {
 	type field struct {
 		name   string
 		tokens []string
 	}
-	texts := append([]fieldText{{"title", c.Title}, {"company", c.Company}, {"summary", c.Summary}}, bodyTexts(c)...)
-	// As for snippets, a field can only hold a stem if its text holds the
-	// stem less its last two letters, so fields without any such prefix
-	// are not analyzed.
-	var prefixes []string
-	for _, m := range pl.matchers {
-		for _, seq := range m.seqs {
-			for _, t := range seq {
-				r := []rune(t)
-				prefixes = append(prefixes, string(r[:max(1, len(r)-2)]))
-			}
-		}
-	}
 	var fields []field
-	for _, f := range texts {
-		if f.text == "" {
+	for _, f := range analyzed {
+		if len(f.tokens) == 0 {
 			continue
 		}
-		lower := strings.ToLower(f.text)
-		if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.Contains(lower, p) }) {
-			continue
+		ts := make([]string, len(f.tokens))
+		for i, tok := range f.tokens {
+			ts[i] = string(tok.Term)
 		}
-		fields = append(fields, field{f.field, analyzedTerms(a, f.text)})
+		fields = append(fields, field{f.field, ts})
 	}
 	var out []incidentlib.Match
 	var terms []incidentlib.Term
@@ -254,4 +240,46 @@ func (e *Engine) nearTerms(word, stem string, pl *plan) []incidentlib.Term {
 		holding = holding[:3]
 	}
 	return holding
+}
+
+// analyzeHit analyzes a hit's fields in reading order until every clause
+// the case matched through its text has been found and two fields beyond
+// the title hold a match (enough for the snippets). A page of hits costs
+// a bounded amount of analysis whatever the cases' length.
+func (e *Engine) analyzeHit(c *incidentlib.Case, pl *plan, prefixes []string, matched uint32) []analyzedField {
+	a := e.analyzer()
+	var textSpan uint32
+	for _, m := range pl.matchers {
+		if len(m.seqs) > 0 {
+			textSpan |= m.span
+		}
+	}
+	need := matched & textSpan
+	var found uint32
+	excerpts := 0
+	var out []analyzedField
+	for _, f := range caseFields(c) {
+		af := analyzedField{field: f.field, text: f.text}
+		if (found&need != need || excerpts < maxSnippets) && f.text != "" && mayHold(f.text, prefixes) {
+			af.tokens = a.Analyze([]byte(f.text))
+			ts := make([]string, len(af.tokens))
+			for i, tok := range af.tokens {
+				ts[i] = string(tok.Term)
+			}
+			var here uint32
+			for _, m := range pl.matchers {
+				for _, seq := range m.seqs {
+					if here&m.span != m.span && containsRun(ts, seq) {
+						here |= m.span
+					}
+				}
+			}
+			found |= here
+			if here != 0 && f.field != "title" && f.field != "company" {
+				excerpts++
+			}
+		}
+		out = append(out, af)
+	}
+	return out
 }
