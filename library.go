@@ -187,6 +187,16 @@ type Related struct {
 	Case    *Case
 	Score   float64
 	Reasons []string // "same root cause", "shared Database", …
+	// Shared are the terms behind the reasons, in the same order: the
+	// root cause, contributing factors, component groups (Facet
+	// component, a group's slug and name) or symptoms both cases carry.
+	Shared []SharedTerm
+}
+
+// SharedTerm is a vocabulary term two related cases both carry.
+type SharedTerm struct {
+	Term
+	IsGroup bool // a component group rather than a component
 }
 
 // Reason joins the reasons the way the pages print them.
