@@ -295,13 +295,14 @@ func (a *api) handleListCases(w http.ResponseWriter, r *http.Request, v url.Valu
 }
 
 // findCase looks a case up, refusing a malformed ID with a message that
-// says what an ID looks like.
+// says what an ID looks like. il-561, IL-561 and 561 all name IL-0561.
 func (a *api) findCase(ctx context.Context, id string) (*incidentlib.Case, error) {
-	if !incidentlib.ValidCaseID(id) {
+	norm, ok := incidentlib.NormalizeCaseID(id)
+	if !ok {
 		return nil, &incidentlib.Error{Code: incidentlib.ENOTFOUND, Param: "id",
-			Message: fmt.Sprintf("no case %q: case IDs look like IL-0561", truncate(id, 40))}
+			Message: fmt.Sprintf("no case %q: case IDs look like IL-0561 (il-561 and 561 work too)", truncate(id, 40))}
 	}
-	return a.lib.FindCaseByID(ctx, id)
+	return a.lib.FindCaseByID(ctx, norm)
 }
 
 func (a *api) handleCase(w http.ResponseWriter, r *http.Request, _ url.Values) error {

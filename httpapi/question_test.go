@@ -55,3 +55,17 @@ func TestSearchSaysWhatTheQueryMeant(t *testing.T) {
 		t.Errorf("partial %v complete %d total %d; want a partial result", list.Partial, list.Complete, list.Total)
 	}
 }
+
+func TestCaseIDsAreNormalised(t *testing.T) {
+	ta := newAPI(t, Config{BaseURL: "http://127.0.0.1:8080"})
+	for _, id := range []string{"il-561", "IL-561", "561", "IL-0561"} {
+		c, _ := getJSON[Case](t, ta, "/api/v1/cases/"+id)
+		if c.ID != "IL-0561" {
+			t.Errorf("/api/v1/cases/%s gave %s", id, c.ID)
+		}
+		s, _ := getJSON[SimilarCases](t, ta, "/api/v1/cases/"+id+"/similar")
+		if s.Case.ID != "IL-0561" {
+			t.Errorf("/api/v1/cases/%s/similar is about %s", id, s.Case.ID)
+		}
+	}
+}

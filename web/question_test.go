@@ -78,3 +78,13 @@ func TestReplaceWord(t *testing.T) {
 		}
 	}
 }
+
+func TestCasePageRedirectsOtherIDSpellings(t *testing.T) {
+	h := shippedHandler(t)
+	for _, id := range []string{"il-561", "561"} {
+		w := get(t, h, "GET", "/cases/"+id, nil)
+		if w.Code != http.StatusMovedPermanently || w.Header().Get("Location") != "/cases/IL-0561" {
+			t.Errorf("/cases/%s: %d to %q", id, w.Code, w.Header().Get("Location"))
+		}
+	}
+}
