@@ -15,15 +15,11 @@ const (
 	maxSnippets  = 2
 )
 
-// snippets finds where the query's terms occur in a case's text and cuts
-// up to maxSnippets windows around them, best field first. It re-analyzes
-// only the hits of one page, so the index stores no text and no offsets.
-func (e *Engine) snippets(c *incidentlib.Case, terms []string, fuzzy bool) []incidentlib.Snippet {
-	return e.snippetsFiltered(c, terms, fuzzy, !fuzzy)
-}
-
-// snippetsFiltered is snippets with the prefix filter chosen by the caller,
-// so a test can check that the filter never changes a snippet.
+// snippetsFiltered finds where the query's terms occur in a case's text and
+// cuts up to maxSnippets windows around them, best field first, with the
+// prefix filter chosen by the caller, so a test can check that the filter
+// never changes a snippet. Search itself uses snippetsFrom on fields it has
+// analyzed once for both snippets and reasons.
 func (e *Engine) snippetsFiltered(c *incidentlib.Case, terms []string, fuzzy, prefilter bool) []incidentlib.Snippet {
 	return e.snippetsFrom(c, terms, fuzzy, prefilter, nil)
 }
@@ -41,21 +37,6 @@ type analyzedField struct {
 // snippets prefer them.
 func caseFields(c *incidentlib.Case) []fieldText {
 	return append([]fieldText{{"title", c.Title}, {"company", c.Company}, {"summary", c.Summary}}, bodyTexts(c)...)
-}
-
-// analyzeFields analyzes the fields of c whose text holds one of the
-// prefixes (every field when prefixes is nil).
-func (e *Engine) analyzeFields(c *incidentlib.Case, prefixes []string) []analyzedField {
-	a := e.analyzer()
-	var out []analyzedField
-	for _, f := range caseFields(c) {
-		af := analyzedField{field: f.field, text: f.text}
-		if f.text != "" && mayHold(f.text, prefixes) {
-			af.tokens = a.Analyze([]byte(f.text))
-		}
-		out = append(out, af)
-	}
-	return out
 }
 
 // mayHold reports whether text holds any of the prefixes, case-folded.

@@ -210,12 +210,12 @@ type AppliedQuery struct {
 
 // CaseList is one page of a search.
 type CaseList struct {
-	Query  AppliedQuery `json:"query"`
-	Total  int          `json:"total" doc:"Cases in the whole result set."`
-	Pages  int          `json:"pages" doc:"Pages in the whole result set (at least 1)."`
-	From   int          `json:"from" doc:"1-based position of the first item; 0 when the page is empty."`
-	To     int          `json:"to" doc:"1-based position of the last item; 0 when the page is empty."`
-	Fuzzy  bool         `json:"fuzzy" doc:"True when a query word the corpus does not know was matched by a near spelling; matched says which."`
+	Query AppliedQuery `json:"query"`
+	Total int          `json:"total" doc:"Cases in the whole result set."`
+	Pages int          `json:"pages" doc:"Pages in the whole result set (at least 1)."`
+	From  int          `json:"from" doc:"1-based position of the first item; 0 when the page is empty."`
+	To    int          `json:"to" doc:"1-based position of the last item; 0 when the page is empty."`
+	Fuzzy bool         `json:"fuzzy" doc:"True when a query word the corpus does not know was matched by a near spelling; matched says which."`
 	// What the query meant, and help when it found little.
 	Partial     bool             `json:"partial" doc:"True when too few cases hold every meaningful word, so cases holding part of the query follow those that hold all of it."`
 	Complete    int              `json:"complete" doc:"Cases of the result set that hold every meaningful word of the query."`
@@ -223,8 +223,8 @@ type CaseList struct {
 	Unmatched   []string         `json:"unmatched" doc:"Query words that matched nothing."`
 	Suggestions []Suggestion     `json:"suggestions" doc:"For words that matched nothing (and every word when results are few): near spellings and vocabulary terms."`
 	Items       []Hit            `json:"items"`
-	Facets Facets       `json:"facets" doc:"Counts over the whole result set, most cases first."`
-	Links  PageLinks    `json:"links"`
+	Facets      Facets           `json:"facets" doc:"Counts over the whole result set, most cases first."`
+	Links       PageLinks        `json:"links"`
 }
 
 // RelatedCase is a case like another one, and why.

@@ -129,7 +129,8 @@ func NewServer(lib incidentlib.Library, cfg Config) *mcp.Server {
 			Tools:     &mcp.ToolCapabilities{},
 			Prompts:   &mcp.PromptCapabilities{},
 			Resources: &mcp.ResourceCapabilities{},
-			Logging:   &mcp.LoggingCapabilities{},
+			//lint:ignore SA1019 the protocol library still answers logging/setLevel, so the capability must be declared
+			Logging: &mcp.LoggingCapabilities{},
 		},
 		SchemaCache: mcp.NewSchemaCache(),
 		// Suggests case IDs and component slugs for prompt arguments.
