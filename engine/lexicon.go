@@ -40,6 +40,9 @@ type lexicon struct {
 	sets     [][]expression          // synonym sets, analyzed
 	setWhy   []string
 	terms    []incidentlib.Term // every tagging term, for suggestions
+	// termTokens are, per term (in terms' order), the analyzed tokens of
+	// its name and aliases, so suggestions need not analyze them again.
+	termTokens []map[string]bool
 }
 
 func newLexicon(a analysis.Analyzer, v *incidentlib.Vocabulary) *lexicon {
@@ -64,10 +67,16 @@ func newLexicon(a analysis.Analyzer, v *incidentlib.Vocabulary) *lexicon {
 		for _, t := range v.Terms(f) {
 			term := t
 			lx.terms = append(lx.terms, term)
+			toks := map[string]bool{}
 			names := append([]string{t.Name, strings.ReplaceAll(t.Slug, "-", " ")}, t.Aliases...)
 			for _, n := range names {
-				add(expression{tokens: analyzedTerms(a, n), text: n, term: &term, synonyms: -1})
+				e := expression{tokens: analyzedTerms(a, n), text: n, term: &term, synonyms: -1}
+				for _, tok := range e.tokens {
+					toks[tok] = true
+				}
+				add(e)
 			}
+			lx.termTokens = append(lx.termTokens, toks)
 		}
 	}
 	for i, s := range v.Synonyms() {

@@ -25,6 +25,7 @@ const (
 	maxFuzzyCandidates = 3  // spellings tried per unknown word
 	fewResults         = 10 // below this many cases matching every word, partial matches follow
 	suggestBelow       = 3  // below this many results, every word gets suggestions
+	maxSuggestions     = 8  // words given suggestions in one result
 )
 
 // Weights of the ways a case can match a clause, relative to the word as

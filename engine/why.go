@@ -169,7 +169,7 @@ func (e *Engine) describe(pl *plan, res *incidentlib.SearchResult) {
 		}
 	}
 	for ci, pc := range pl.clauses {
-		if pc.word == "" {
+		if pc.word == "" || len(res.Suggestions) == maxSuggestions {
 			continue
 		}
 		_, fuzzed := pl.fuzzy[ci]
@@ -201,17 +201,10 @@ func (e *Engine) nearTerms(word, stem string, pl *plan) []incidentlib.Term {
 		}
 		return false
 	}
-	a := e.analyzer()
 	var holding []incidentlib.Term
-	for _, t := range e.lex.terms {
-		if recognised(t) {
-			continue
-		}
-		for _, n := range append([]string{t.Name}, t.Aliases...) {
-			if slices.Contains(analyzedTerms(a, n), stem) {
-				holding = append(holding, t)
-				break
-			}
+	for i, t := range e.lex.terms {
+		if !recognised(t) && e.lex.termTokens[i][stem] {
+			holding = append(holding, t)
 		}
 	}
 	if len(holding) == 0 {
