@@ -219,6 +219,24 @@ var caseIDPattern = regexp.MustCompile(`^IL-[0-9]{4}$`)
 // ValidCaseID reports whether id has the form IL-NNNN.
 func ValidCaseID(id string) bool { return caseIDPattern.MatchString(id) }
 
+// NormalizeCaseID turns the ways people and models write a case ID into
+// its canonical form: "il-561", "IL-561", "IL561", "561" and " IL-0561 "
+// are all IL-0561. ok is false when s is not a case ID in any of them.
+func NormalizeCaseID(s string) (id string, ok bool) {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	digits := strings.TrimPrefix(strings.TrimPrefix(s, "IL"), "-")
+	if digits == "" || len(digits) > 4 {
+		return "", false
+	}
+	for _, r := range digits {
+		if r < '0' || r > '9' {
+			return "", false
+		}
+	}
+	id = "IL-" + strings.Repeat("0", 4-len(digits)) + digits
+	return id, ValidCaseID(id)
+}
+
 // FormatDuration renders a duration the way the case pages do: "2m",
 // "6h 13m", "3d 4h". Seconds are dropped above one minute.
 func FormatDuration(d time.Duration) string {

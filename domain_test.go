@@ -74,3 +74,19 @@ func TestTimestampsAndDurations(t *testing.T) {
 		}
 	}
 }
+
+func TestNormalizeCaseID(t *testing.T) {
+	for in, want := range map[string]string{
+		"IL-0561": "IL-0561", "il-561": "IL-0561", "IL-561": "IL-0561", "561": "IL-0561",
+		" il0561 ": "IL-0561", "7": "IL-0007", "IL-1234": "IL-1234",
+	} {
+		if got, ok := incidentlib.NormalizeCaseID(in); !ok || got != want {
+			t.Errorf("NormalizeCaseID(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "IL-", "IL-12345", "abc", "IL-05a1", "IL--561"} {
+		if got, ok := incidentlib.NormalizeCaseID(in); ok {
+			t.Errorf("NormalizeCaseID(%q) = %q, want not an ID", in, got)
+		}
+	}
+}

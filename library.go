@@ -99,13 +99,30 @@ type SearchResult struct {
 	Page    int
 	PerPage int
 	Sort    Sort
-	// Fuzzy is true when the query found nothing as typed and the result
-	// comes from a typo-tolerant retry.
+	// Fuzzy is true when some query word is unknown to the corpus and the
+	// result holds cases that match a spelling close to it.
 	Fuzzy bool
 	// Notice, when not empty, tells the reader that the query was run in
 	// a cheaper form than asked (for example without a typo-tolerant
 	// retry) and why.
 	Notice string
+	// Partial is true when some hits match only part of the query: too
+	// few cases matched every word, so cases matching most of the
+	// meaningful words follow those that match all.
+	Partial bool
+	// Complete is how many cases of the result set match every
+	// meaningful word of the query (all of them when Partial is false).
+	Complete int
+	// Terms are the vocabulary terms the query names (by name, slug or
+	// alias), each with the number of cases in the result set tagged with
+	// it: offered as one-click filters.
+	Terms []FacetCount
+	// Unmatched are the query words that matched nothing, in query order.
+	Unmatched []string
+	// Suggestions help a query with few or no results: spellings the
+	// corpus knows and vocabulary terms near the words that matched
+	// nothing or little.
+	Suggestions []Suggestion
 	// Facets counts the whole result set by each facet, most cases first.
 	Facets map[Facet][]FacetCount
 	// Companies counts the result set by company (the hundred with the
@@ -120,6 +137,27 @@ type Hit struct {
 	Case     *Case
 	Score    float64 // relevance; 0 when the query had no text
 	Snippets []Snippet
+	// Matched says why the case matched: each query word or phrase it
+	// holds, how (as typed, through a synonym or a near spelling) and in
+	// which fields. Terms are the recognised query terms the case is
+	// tagged with.
+	Matched []Match
+	Terms   []Term
+}
+
+// Match is one query word (or phrase) a hit holds.
+type Match struct {
+	Word   string   // as the query wrote it
+	Via    string   // "" when matched as typed; else the synonym or spelling that matched
+	Fields []string // case fields holding it: "title", "summary", "trigger", …
+}
+
+// Suggestion is help for one query word that matched nothing (or little):
+// spellings the corpus knows and vocabulary terms with a similar name.
+type Suggestion struct {
+	Word      string
+	Spellings []string
+	Terms     []Term
 }
 
 // Snippet is a short piece of a case's text around what matched. Parts
@@ -153,6 +191,16 @@ type Related struct {
 	Case    *Case
 	Score   float64
 	Reasons []string // "same root cause", "shared Database", …
+	// Shared are the terms behind the reasons, in the same order: the
+	// root cause, contributing factors, component groups (Facet
+	// component, a group's slug and name) or symptoms both cases carry.
+	Shared []SharedTerm
+}
+
+// SharedTerm is a vocabulary term two related cases both carry.
+type SharedTerm struct {
+	Term
+	IsGroup bool // a component group rather than a component
 }
 
 // Reason joins the reasons the way the pages print them.

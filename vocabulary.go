@@ -66,6 +66,18 @@ type Term struct {
 	Name       string
 	Definition string
 	Group      string // component group slug; components only
+	// Aliases are other ways people write the term ("retry storm" for
+	// Retry amplification). A query that names a term by its name, slug
+	// or an alias ranks the cases tagged with it.
+	Aliases []string
+}
+
+// SynonymSet is a set of expressions that mean the same in the library's
+// cases (auth, authentication, authorization). Search matches any of them
+// for any other, both ways, at query time.
+type SynonymSet struct {
+	Expressions []string // lower-case words or phrases; the first is the one shown
+	Why         string   // how the corpus and postmortems write it
 }
 
 // Group is a family of components ("Database" holds "Application database").
@@ -84,6 +96,7 @@ type Vocabulary struct {
 	groupBySlug map[string]int
 	severities  []Term
 	sourceTypes []Term
+	synonyms    []SynonymSet
 }
 
 // NewVocabulary indexes the given terms. It does not validate them; package
@@ -109,6 +122,16 @@ func NewVocabulary(terms map[Facet][]Term, groups []Group, severities, sourceTyp
 	}
 	return v
 }
+
+// WithSynonyms returns a copy of v that carries the given synonym sets.
+func (v *Vocabulary) WithSynonyms(sets []SynonymSet) *Vocabulary {
+	c := *v
+	c.synonyms = sets
+	return &c
+}
+
+// Synonyms returns the synonym sets search expands queries with.
+func (v *Vocabulary) Synonyms() []SynonymSet { return v.synonyms }
 
 // Terms returns the terms of a facet in file order.
 func (v *Vocabulary) Terms(f Facet) []Term { return v.terms[f] }

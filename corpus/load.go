@@ -8,7 +8,6 @@ import (
 
 	"incidentlib"
 	"incidentlib/cases"
-	"incidentlib/vocabulary"
 )
 
 // Options says which cases make up a corpus.
@@ -53,7 +52,7 @@ func Load(opts Options) (*Corpus, Problems, error) {
 		}
 		dirs = append(dirs, Dir{FS: os.DirFS(d), Name: d})
 	}
-	v, ps := LoadVocabulary(vocabulary.FileName, vocabulary.YAML)
+	v, ps := LoadShippedVocabulary()
 	if v == nil {
 		return nil, ps, nil
 	}

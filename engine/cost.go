@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"incidentlib"
 )
@@ -21,23 +20,14 @@ import (
 // matches nearly every term of three letters or fewer in the dictionary)
 // turned one phrase into seconds of work and gigabytes of memory.
 const (
-	// maxQueryWords bounds the words of a query, counting every word
-	// inside phrases: each is a posting-list walk in four fields.
-	maxQueryWords = 64
 	// maxPhraseWords bounds one phrase: a phrase query keeps the
 	// positions of every word in play at once.
 	maxPhraseWords = 16
-	// maxFuzzyWords bounds how many words the typo-tolerant retry may
-	// expand; more than that runs as typed only.
-	maxFuzzyWords = 8
 	// maxFuzzyRunes: a longer word gets no typo tolerance, since the
 	// automaton that matches it with typos grows with its length (an
 	// alphabet repeated thirty times is over the index library's limit).
+	// The plan's typo fallback (plan.go) skips such words.
 	maxFuzzyRunes = 24
-	// minFixedRunes is how many letters of a word must stay fixed when
-	// typos are allowed: a word with fewer letters than typos plus this
-	// expands to most of the dictionary.
-	minFixedRunes = 3
 
 	// DefaultQueryTimeout is how long one query may run when Options
 	// gives no other figure. Ordinary queries take milliseconds; the
@@ -45,70 +35,31 @@ const (
 	DefaultQueryTimeout = 2 * time.Second
 )
 
-// queryPlan is what the cost check decided about a query.
-type queryPlan struct {
-	// fuzzy is whether the typo-tolerant retry may run.
-	fuzzy bool
-	// notice says why a retry was skipped; empty when nothing was.
-	notice string
-}
-
-// planQuery checks a parsed query against the cost model. It refuses a
-// query over a hard limit with an error naming q, and decides whether the
-// typo-tolerant retry is affordable. fuzz gives the typos a word or phrase
-// would be allowed (the query builder's rule), so that the check follows it.
-func planQuery(p parsedText, fuzz func(string) int) (queryPlan, error) {
-	words := len(p.words)
-	for _, ph := range p.phrases {
-		n := len(strings.Fields(ph))
-		if n > maxPhraseWords {
-			return queryPlan{}, incidentlib.InvalidParam("q",
-				"a quoted phrase has %d words; at most %d are allowed in one phrase", n, maxPhraseWords)
+// checkCost refuses a parsed query over a hard limit, with an error naming
+// q. The plan already considers at most maxClauses meaningful words or
+// phrases (the rest of a long pasted text is ignored) and the parser
+// refuses more than maxExcluded exclusions; what neither bounds is the
+// length of one phrase.
+func checkCost(p parsedText) error {
+	count := func(it item) error {
+		if n := len(strings.Fields(it.text)); n > maxPhraseWords {
+			return incidentlib.InvalidParam("q", "a quoted phrase has %d words; at most %d are allowed in one phrase", n, maxPhraseWords)
 		}
-		words += n
+		return nil
 	}
-	if words > maxQueryWords {
-		return queryPlan{}, incidentlib.InvalidParam("q",
-			"the query has %d words (counting those in phrases); at most %d are allowed", words, maxQueryWords)
-	}
-	plan := queryPlan{fuzzy: true}
-	fuzzyWords := 0
-	check := func(w string, typos int) string {
-		if typos <= 0 {
-			return ""
-		}
-		fuzzyWords++
-		n := utf8.RuneCountInString(w)
-		switch {
-		case n > maxFuzzyRunes:
-			return "a word is longer than " + itoa(maxFuzzyRunes) + " letters"
-		case n < typos+minFixedRunes:
-			return "a word is too short to allow " + itoa(typos) + " typos"
-		}
-		return ""
-	}
-	for _, w := range p.words {
-		if why := check(w, fuzz(w)); why != "" {
-			return skipFuzzy(why), nil
-		}
-	}
-	for _, ph := range p.phrases {
-		// The builder gives a phrase one fuzziness for all its words.
-		typos := fuzz(ph)
-		for _, w := range strings.Fields(ph) {
-			if why := check(w, typos); why != "" {
-				return skipFuzzy(why), nil
+	for _, c := range p.clauses {
+		for _, it := range c.alts {
+			if err := count(it); err != nil {
+				return err
 			}
 		}
 	}
-	if fuzzyWords > maxFuzzyWords {
-		return skipFuzzy("the query has more than " + itoa(maxFuzzyWords) + " words to correct"), nil
+	for _, it := range p.exclude {
+		if err := count(it); err != nil {
+			return err
+		}
 	}
-	return plan, nil
-}
-
-func skipFuzzy(why string) queryPlan {
-	return queryPlan{notice: "Nothing matched as typed, and no typo-tolerant retry was run: " + why + "."}
+	return nil
 }
 
 // withQueryDeadline bounds one query's run time.

@@ -106,21 +106,27 @@ func ids(res *incidentlib.SearchResult) []string {
 func TestSearchRankingAndMatching(t *testing.T) {
 	e := open(t, fixture())
 	tests := []struct {
-		name string
-		q    incidentlib.Query
-		want []string
+		name    string
+		q       incidentlib.Query
+		want    []string
+		partial bool
 	}{
-		{"no text lists newest first", incidentlib.Query{}, []string{"IL-0001", "IL-0002", "IL-0005", "IL-0006", "IL-0004", "IL-0003"}},
-		{"words are ANDed", incidentlib.Query{Text: "hedged retries"}, []string{"IL-0001", "IL-0006"}},
-		{"a phrase must match in order", incidentlib.Query{Text: `"hedged retries"`}, []string{"IL-0001", "IL-0006"}},
-		{"a phrase in the wrong order matches nothing", incidentlib.Query{Text: `"retries hedged"`}, nil},
-		{"stemming: retry finds retries; the title match ranks first", incidentlib.Query{Text: "retry"}, []string{"IL-0001", "IL-0003", "IL-0006"}},
-		{"title outranks body", incidentlib.Query{Text: "database"}, []string{"IL-0004", "IL-0001", "IL-0002"}},
-		{"company is searched", incidentlib.Query{Text: "safie"}, []string{"IL-0002"}},
-		{"lessons are searched", incidentlib.Query{Text: "credentials automation"}, []string{"IL-0004"}},
-		{"only stop words match nothing", incidentlib.Query{Text: "the and of"}, nil},
-		{"syntax characters are plain text", incidentlib.Query{Text: `+database -"proxy (writer:*)`}, []string{"IL-0002"}},
-		{"unbalanced quote is ignored", incidentlib.Query{Text: `"kafka consumers`}, []string{"IL-0006"}},
+		{"no text lists newest first", incidentlib.Query{}, []string{"IL-0001", "IL-0002", "IL-0005", "IL-0006", "IL-0004", "IL-0003"}, false},
+		{"cases with every word come first, then those with part of the query", incidentlib.Query{Text: "hedged retries"}, []string{"IL-0001", "IL-0006", "IL-0003"}, true},
+		{"-word leaves cases out", incidentlib.Query{Text: "database -proxy"}, []string{"IL-0004", "IL-0001"}, false},
+		{"-phrase leaves cases out", incidentlib.Query{Text: `retries -"hedged retries"`}, []string{"IL-0003"}, false},
+		{"OR takes either", incidentlib.Query{Text: "kafka OR memcache"}, []string{"IL-0003", "IL-0006"}, false},
+		{"or in lower case is a stop word", incidentlib.Query{Text: "kafka or memcache"}, []string{"IL-0003", "IL-0006"}, true},
+		{"only exclusions list the rest newest first", incidentlib.Query{Text: "-database -dns"}, []string{"IL-0006", "IL-0003"}, false},
+		{"a phrase must match in order", incidentlib.Query{Text: `"hedged retries"`}, []string{"IL-0001", "IL-0006"}, false},
+		{"a phrase in the wrong order matches nothing", incidentlib.Query{Text: `"retries hedged"`}, nil, false},
+		{"stemming: retry finds retries; the title match ranks first", incidentlib.Query{Text: "retry"}, []string{"IL-0001", "IL-0003", "IL-0006"}, false},
+		{"title outranks body", incidentlib.Query{Text: "database"}, []string{"IL-0004", "IL-0001", "IL-0002"}, false},
+		{"company is searched", incidentlib.Query{Text: "safie"}, []string{"IL-0002"}, false},
+		{"lessons are searched", incidentlib.Query{Text: "credentials automation"}, []string{"IL-0004"}, false},
+		{"only stop words match nothing", incidentlib.Query{Text: "the and of"}, nil, false},
+		{"syntax characters of other languages are plain text", incidentlib.Query{Text: `+proxy (writer:*)`}, []string{"IL-0002"}, false},
+		{"unbalanced quote is ignored", incidentlib.Query{Text: `"kafka consumers`}, []string{"IL-0006"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,8 +137,8 @@ func TestSearchRankingAndMatching(t *testing.T) {
 			if diff := cmp.Diff(tt.want, ids(res)); diff != "" {
 				t.Errorf("ids (-want +got):\n%s", diff)
 			}
-			if res.Total != len(tt.want) || res.Fuzzy {
-				t.Errorf("total %d fuzzy %v, want %d false", res.Total, res.Fuzzy, len(tt.want))
+			if res.Total != len(tt.want) || res.Fuzzy || res.Partial != tt.partial {
+				t.Errorf("total %d fuzzy %v partial %v, want %d false %v", res.Total, res.Fuzzy, res.Partial, len(tt.want), tt.partial)
 			}
 		})
 	}
@@ -253,7 +259,7 @@ func TestBadInputIsAClearError(t *testing.T) {
 		mentioned string
 	}{
 		{"10 KB query", incidentlib.Query{Text: strings.Repeat("a", 10<<10)}, incidentlib.ETOOLARGE, "q", "at most 1000"},
-		{"too many words", incidentlib.Query{Text: strings.Repeat("word ", 40)}, incidentlib.EINVALID, "q", "at most 32"},
+		{"too many exclusions", incidentlib.Query{Text: strings.Repeat("-word ", 40)}, incidentlib.EINVALID, "q", "more than 16"},
 		{"bad UTF-8", incidentlib.Query{Text: "caf\xe9"}, incidentlib.EINVALID, "q", "UTF-8"},
 		{"unknown root cause", incidentlib.Query{Filters: incidentlib.Filters{RootCauses: []string{"gremlins"}}}, incidentlib.EINVALID, "root_cause", "config-change"},
 		{"unknown component", incidentlib.Query{Filters: incidentlib.Filters{Components: []string{"mainframe"}}}, incidentlib.EINVALID, "component", "application-database"},

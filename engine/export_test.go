@@ -38,6 +38,15 @@ func (e *Engine) SnippetsWithAndWithoutPrefilter(c *incidentlib.Case, text strin
 	if err != nil {
 		return nil, nil
 	}
-	_, terms := buildQuery(e.analyzer(), p, false)
+	r, err := e.reader()
+	if err != nil {
+		return nil, nil
+	}
+	defer r.Close()
+	pl, err := e.newPlan(r, p)
+	if err != nil {
+		return nil, nil
+	}
+	terms := pl.snippetTerms()
 	return e.snippetsFiltered(c, terms, false, true), e.snippetsFiltered(c, terms, false, false)
 }

@@ -2,13 +2,10 @@ package engine
 
 import (
 	"context"
-	"encoding/binary"
 	"sort"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
 	"incidentlib"
@@ -56,8 +53,7 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := planQuery(text, fuzziness)
-	if err != nil {
+	if err := checkCost(text); err != nil {
 		return nil, err
 	}
 	parent := ctx
@@ -85,37 +81,51 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 
 	var set []int       // case numbers in the result set
 	var score []float64 // by case number; nil without text
-	var terms []string  // analyzed query terms, for snippets
-	if text.empty() {
+	var pl *plan
+	var mask []uint32 // by case number, the clauses it matched
+	if len(text.clauses) == 0 && len(text.exclude) == 0 {
 		set = e.allIn(allowed)
 	} else {
-		a := e.analyzer()
-		bq, ts := buildQuery(a, text, false)
-		if bq == nil {
+		r, err := e.reader()
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		if pl, err = e.newPlan(r, text); err != nil {
+			return nil, e.queryError(parent, err)
+		}
+		if len(pl.clauses) == 0 && len(pl.exclude) == 0 {
 			// Only stop words: nothing can match.
 			e.facets.counts(nil, res)
 			return res, nil
 		}
-		terms = ts
-		set, score, err = e.run(ctx, bq, allowed)
-		if err != nil {
-			return nil, e.queryError(parent, err)
-		}
-		if len(set) == 0 && !plan.fuzzy {
-			res.Notice = plan.notice
-		} else if len(set) == 0 {
-			e.releaseMatches(set, score)
-			fq, _ := buildQuery(a, text, true)
-			set, score, err = e.run(ctx, fq, allowed)
+		if len(pl.clauses) == 0 {
+			// Only exclusions: every case but those.
+			set, err = e.excluding(ctx, r, pl, allowed)
 			if err != nil {
 				return nil, e.queryError(parent, err)
 			}
-			res.Fuzzy = len(set) > 0
+		} else {
+			buf, complete, partial, err := e.runPlan(ctx, r, pl, allowed)
+			if err != nil {
+				return nil, e.queryError(parent, err)
+			}
+			defer e.releaseMatches(buf)
+			set, score, res.Partial, res.Complete = buf.set, buf.score, partial, complete
+			mask = buf.mask
 		}
-		defer e.releaseMatches(set, score)
 	}
 	res.Total = len(set)
+	if !res.Partial {
+		res.Complete = res.Total
+	}
 	e.facets.counts(set, res)
+	if score != nil {
+		e.describe(pl, res)
+	}
+	if pl != nil {
+		res.Notice = pl.notice
+	}
 	ordered := e.sortSet(set, score, q.Sort, q.Page*q.PerPage)
 
 	from := (q.Page - 1) * q.PerPage
@@ -126,7 +136,12 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 			h := incidentlib.Hit{Case: e.cases[ci]}
 			if score != nil {
 				h.Score = score[ci]
-				h.Snippets = e.snippets(e.cases[ci], terms, res.Fuzzy)
+				// The hit's text is analyzed once for its snippets and
+				// its reasons.
+				terms := pl.snippetTerms()
+				fields := e.analyzeHit(e.cases[ci], pl, stemPrefixes(terms), mask[ci])
+				h.Snippets = e.snippetsFrom(e.cases[ci], terms, false, true, fields)
+				h.Matched, h.Terms = e.why(e.cases[ci], pl, fields)
 			}
 			res.Hits = append(res.Hits, h)
 		}
@@ -153,53 +168,31 @@ func (e *Engine) allIn(allowed bitset) []int {
 	return out
 }
 
-// run executes a Bleve query and collects every match that passes the
-// filters, with its BM25 score. It walks the searcher directly instead of
-// using a top-N collector: facet counts need the whole result set, and a
-// plain walk into two arrays is cheaper than a heap of every match.
-func (e *Engine) run(ctx context.Context, q query.Query, allowed bitset) ([]int, []float64, error) {
+// reader opens a reader of the index; the caller closes it.
+func (e *Engine) reader() (index.IndexReader, error) {
 	adv, err := e.idx.Advanced()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r, err := adv.Reader()
-	if err != nil {
-		return nil, nil, err
+	return adv.Reader()
+}
+
+// excluding lists the allowed cases that hold none of the plan's excluded
+// words, newest first.
+func (e *Engine) excluding(ctx context.Context, r index.IndexReader, pl *plan, allowed bitset) ([]int, error) {
+	out := newBitset(len(e.cases))
+	for _, q := range pl.exclude {
+		if err := e.walk(ctx, r, q, allowed, func(c int, _ float64) { out.set(c) }); err != nil {
+			return nil, err
+		}
 	}
-	defer r.Close()
-	ctx = context.WithValue(ctx, search.GetScoringModelCallbackKey,
-		search.GetScoringModelCallbackFn(func() string { return index.BM25Scoring }))
-	s, err := q.Searcher(ctx, r, e.idx.Mapping(), search.SearcherOptions{})
-	if err != nil {
-		return nil, nil, err
+	var set []int
+	for _, ci := range e.facets.newest {
+		if (allowed == nil || allowed.has(ci)) && !out.has(ci) {
+			set = append(set, ci)
+		}
 	}
-	defer s.Close()
-	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0), IndexReader: r}
-	buf := e.matchBuffers()
-	set, score := buf.set[:0], buf.score
-	for n := 0; ; n++ {
-		if n&1023 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
-			}
-		}
-		dm, err := s.Next(sctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		if dm == nil {
-			break
-		}
-		num := binary.BigEndian.Uint64(dm.IndexInternalID)
-		if num < uint64(len(e.docNum)) {
-			if ci := int(e.docNum[num]); ci >= 0 && (allowed == nil || allowed.has(ci)) {
-				set = append(set, ci)
-				score[ci] = dm.Score
-			}
-		}
-		sctx.DocumentMatchPool.Put(dm)
-	}
-	return set, score, nil
+	return set, nil
 }
 
 // matchBuffers hands out a result-set list and a score array (all zero)
@@ -210,23 +203,25 @@ func (e *Engine) matchBuffers() *matchBuffers {
 	if b, ok := e.matches.Get().(*matchBuffers); ok {
 		return b
 	}
-	return &matchBuffers{set: make([]int, 0, 1024), score: make([]float64, len(e.cases))}
+	return &matchBuffers{set: make([]int, 0, 1024), score: make([]float64, len(e.cases)), mask: make([]uint32, len(e.cases))}
 }
 
-// releaseMatches zeroes the scores it set and returns the buffers.
-func (e *Engine) releaseMatches(set []int, score []float64) {
-	if score == nil {
-		return
+// releaseMatches zeroes the scores and clause masks of the result set and
+// returns the buffers. runPlan has zeroed those of the cases it dropped.
+func (e *Engine) releaseMatches(b *matchBuffers) {
+	for _, ci := range b.set {
+		b.score[ci], b.mask[ci] = 0, 0
 	}
-	for _, ci := range set {
-		score[ci] = 0
-	}
-	e.matches.Put(&matchBuffers{set: set[:0], score: score})
+	b.set = b.set[:0]
+	e.matches.Put(b)
 }
 
+// matchBuffers are the per-query arrays of a search: the result set, and
+// by case number the score and the clauses matched (bit i: clause i).
 type matchBuffers struct {
 	set   []int
 	score []float64
+	mask  []uint32
 }
 
 // sortSet returns the first n case numbers of set in order (all of them

@@ -369,7 +369,8 @@ func (si *similarityIndex) related(e *Engine, self, k int) []incidentlib.Related
 	}
 	out := make([]incidentlib.Related, len(top))
 	for i, c := range top {
-		out[i] = incidentlib.Related{Case: e.cases[c.ci], Score: math.Round(c.score*1000) / 1000, Reasons: si.reasons(self, c.ci)}
+		reasons, shared := si.reasons(self, c.ci)
+		out[i] = incidentlib.Related{Case: e.cases[c.ci], Score: math.Round(c.score*1000) / 1000, Reasons: reasons, Shared: shared}
 	}
 	return out
 }
@@ -408,10 +409,11 @@ func selectKth(cands []scored, k int) float64 {
 // reasons says in words what two cases share, weightiest first, as the
 // case page prints it: "same root cause · shared Database". Shared
 // symptoms are named only when nothing else is shared.
-func (si *similarityIndex) reasons(a, b int) []string {
+func (si *similarityIndex) reasons(a, b int) ([]string, []incidentlib.SharedTerm) {
 	fi := si.fi
 	type reason struct {
 		text   string
+		term   incidentlib.SharedTerm
 		weight float32
 	}
 	var rs []reason
@@ -426,26 +428,28 @@ func (si *similarityIndex) reasons(a, b int) []string {
 	}
 	d := &fi.dims
 	shared(d[dimRootCause].lists.of(a), d[dimRootCause].lists.of(b), func(t uint16) {
-		rs = append(rs, reason{"same root cause", si.weights[dimRootCause][t] + 1000}) // always first
+		rs = append(rs, reason{"same root cause", incidentlib.SharedTerm{Term: d[dimRootCause].terms[t]}, si.weights[dimRootCause][t] + 1000}) // always first
 	})
 	shared(d[dimFactor].lists.of(a), d[dimFactor].lists.of(b), func(t uint16) {
-		rs = append(rs, reason{"shared " + d[dimFactor].terms[t].Name, si.weights[dimFactor][t]})
+		rs = append(rs, reason{"shared " + d[dimFactor].terms[t].Name, incidentlib.SharedTerm{Term: d[dimFactor].terms[t]}, si.weights[dimFactor][t]})
 	})
 	shared(d[dimGroup].lists.of(a), d[dimGroup].lists.of(b), func(g uint16) {
-		rs = append(rs, reason{"shared " + d[dimGroup].terms[g].Name, si.weights[dimGroup][g]})
+		rs = append(rs, reason{"shared " + d[dimGroup].terms[g].Name, incidentlib.SharedTerm{Term: d[dimGroup].terms[g], IsGroup: true}, si.weights[dimGroup][g]})
 	})
 	if len(rs) == 0 {
 		shared(d[dimSymptom].lists.of(a), d[dimSymptom].lists.of(b), func(t uint16) {
-			rs = append(rs, reason{"same symptom: " + d[dimSymptom].terms[t].Name, si.weights[dimSymptom][t]})
+			rs = append(rs, reason{"same symptom: " + d[dimSymptom].terms[t].Name, incidentlib.SharedTerm{Term: d[dimSymptom].terms[t]}, si.weights[dimSymptom][t]})
 		})
 	}
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].weight > rs[j].weight })
 	out := make([]string, 0, 3)
+	var terms []incidentlib.SharedTerm
 	for _, r := range rs {
 		if len(out) == 3 {
 			break
 		}
 		out = append(out, r.text)
+		terms = append(terms, r.term)
 	}
-	return out
+	return out, terms
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/blevesearch/bleve/v2/analysis"
+
 	"incidentlib"
 )
 
@@ -13,16 +15,59 @@ const (
 	maxSnippets  = 2
 )
 
-// snippets finds where the query's terms occur in a case's text and cuts
-// up to maxSnippets windows around them, best field first. It re-analyzes
-// only the hits of one page, so the index stores no text and no offsets.
-func (e *Engine) snippets(c *incidentlib.Case, terms []string, fuzzy bool) []incidentlib.Snippet {
-	return e.snippetsFiltered(c, terms, fuzzy, !fuzzy)
+// snippetsFiltered finds where the query's terms occur in a case's text and
+// cuts up to maxSnippets windows around them, best field first, with the
+// prefix filter chosen by the caller, so a test can check that the filter
+// never changes a snippet. Search itself uses snippetsFrom on fields it has
+// analyzed once for both snippets and reasons.
+func (e *Engine) snippetsFiltered(c *incidentlib.Case, terms []string, fuzzy, prefilter bool) []incidentlib.Snippet {
+	return e.snippetsFrom(c, terms, fuzzy, prefilter, nil)
 }
 
-// snippetsFiltered is snippets with the prefix filter chosen by the caller,
-// so a test can check that the filter never changes a snippet.
-func (e *Engine) snippetsFiltered(c *incidentlib.Case, terms []string, fuzzy, prefilter bool) []incidentlib.Snippet {
+// analyzedField is one field of a case run through the analyzer, shared by
+// snippets and "why it matched" so a hit's text is analyzed once. Fields
+// the prefix filter ruled out have no tokens.
+type analyzedField struct {
+	field  string
+	text   string
+	tokens analysis.TokenStream
+}
+
+// caseFields are the fields snippets and reasons look at, in the order
+// snippets prefer them.
+func caseFields(c *incidentlib.Case) []fieldText {
+	return append([]fieldText{{"title", c.Title}, {"company", c.Company}, {"summary", c.Summary}}, bodyTexts(c)...)
+}
+
+// mayHold reports whether text holds any of the prefixes, case-folded.
+func mayHold(text string, prefixes []string) bool {
+	if prefixes == nil {
+		return true
+	}
+	lower := strings.ToLower(text)
+	for _, p := range prefixes {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// stemPrefixes are the stems less their last two letters: the Porter
+// stemmer rewrites at most the last two letters of what it keeps, so a
+// word can only stem to t if its text holds t's prefix.
+func stemPrefixes(terms []string) []string {
+	var out []string
+	for _, t := range terms {
+		r := []rune(t)
+		out = append(out, string(r[:max(1, len(r)-2)]))
+	}
+	return out
+}
+
+// snippetsFrom is snippets over fields already analyzed (nil: analyze
+// them here).
+func (e *Engine) snippetsFrom(c *incidentlib.Case, terms []string, fuzzy, prefilter bool, pre []analyzedField) []incidentlib.Snippet {
 	if len(terms) == 0 {
 		return nil
 	}
@@ -77,6 +122,25 @@ func (e *Engine) snippetsFiltered(c *incidentlib.Case, terms []string, fuzzy, pr
 	}
 	var cands []candidate
 	fields := append([]fieldText{{"title", c.Title}, {"summary", c.Summary}}, bodyTexts(c)...)
+	if pre != nil {
+		for _, f := range pre {
+			if f.field == "company" {
+				continue
+			}
+			var spans [][2]int
+			seen := map[string]bool{}
+			for _, tok := range f.tokens {
+				if term := string(tok.Term); matches(term) {
+					spans = append(spans, [2]int{tok.Start, tok.End})
+					seen[term] = true
+				}
+			}
+			if len(spans) > 0 {
+				cands = append(cands, candidate{f.field, f.text, spans, len(seen)})
+			}
+		}
+		fields = nil
+	}
 	// Fields are tried in the order snippets prefer them. Once two fields
 	// other than the title hold every query term, no later field can rank
 	// above them, so the rest are not analyzed.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -235,9 +236,40 @@ func (a *api) caseList(w http.ResponseWriter, q incidentlib.Query, res *incident
 		Items:  make([]Hit, 0, len(res.Hits)),
 		Links:  pl,
 		Facets: a.facets(res),
+
+		Partial:     res.Partial,
+		Complete:    res.Complete,
+		Terms:       []RecognisedTerm{},
+		Unmatched:   append([]string{}, res.Unmatched...),
+		Suggestions: []Suggestion{},
+	}
+	for _, fc := range res.Terms {
+		v := url.Values{}
+		for k, vs := range base {
+			v[k] = vs
+		}
+		v.Del("page")
+		if !slices.Contains(v[string(fc.Term.Facet)], fc.Term.Slug) {
+			v.Add(string(fc.Term.Facet), fc.Term.Slug)
+		}
+		tc := a.termCounts(fc.Term.Facet, []incidentlib.FacetCount{fc})[0]
+		out.Terms = append(out.Terms, RecognisedTerm{TermCount: tc, Filter: a.links.withQuery(path, v)})
+	}
+	for _, s := range res.Suggestions {
+		sg := Suggestion{Word: s.Word, Spellings: append([]string{}, s.Spellings...), Terms: []TermRef{}}
+		for _, t := range s.Terms {
+			sg.Terms = append(sg.Terms, a.termRef(t.Facet, t.Slug))
+		}
+		out.Suggestions = append(out.Suggestions, sg)
 	}
 	for _, h := range res.Hits {
-		hit := Hit{Case: a.caseSummary(h.Case), Snippets: a.snippets(h.Snippets)}
+		hit := Hit{Case: a.caseSummary(h.Case), Snippets: a.snippets(h.Snippets), Matched: []Match{}, Terms: []TermRef{}}
+		for _, m := range h.Matched {
+			hit.Matched = append(hit.Matched, Match{Word: m.Word, Via: nullable(m.Via), Fields: append([]string{}, m.Fields...)})
+		}
+		for _, t := range h.Terms {
+			hit.Terms = append(hit.Terms, a.termRef(t.Facet, t.Slug))
+		}
 		if q.Text != "" {
 			s := h.Score
 			hit.Score = &s
@@ -296,13 +328,14 @@ func (a *api) handleListCases(w http.ResponseWriter, r *http.Request, v url.Valu
 }
 
 // findCase looks a case up, refusing a malformed ID with a message that
-// says what an ID looks like.
+// says what an ID looks like. il-561, IL-561 and 561 all name IL-0561.
 func (a *api) findCase(ctx context.Context, id string) (*incidentlib.Case, error) {
-	if !incidentlib.ValidCaseID(id) {
+	norm, ok := incidentlib.NormalizeCaseID(id)
+	if !ok {
 		return nil, &incidentlib.Error{Code: incidentlib.ENOTFOUND, Param: "id",
-			Message: fmt.Sprintf("no case %q: case IDs look like IL-0561", truncate(id, 40))}
+			Message: fmt.Sprintf("no case %q: case IDs look like IL-0561 (il-561 and 561 work too)", truncate(id, 40))}
 	}
-	return a.lib.FindCaseByID(ctx, id)
+	return a.lib.FindCaseByID(ctx, norm)
 }
 
 func (a *api) handleCase(w http.ResponseWriter, r *http.Request, _ url.Values) error {

@@ -141,6 +141,28 @@ type Hit struct {
 	Case     CaseSummary `json:"case"`
 	Score    *float64    `json:"score" doc:"Relevance; null when the query has no text."`
 	Snippets []Snippet   `json:"snippets" doc:"Where the query text matched; empty without text."`
+	Matched  []Match     `json:"matched" doc:"Why it matched: each query word or phrase the case holds, how, and in which fields; empty without text."`
+	Terms    []TermRef   `json:"terms" doc:"The vocabulary terms the query names that this case is tagged with."`
+}
+
+// Match is one query word (or phrase) a hit holds.
+type Match struct {
+	Word   string   `json:"word" doc:"The word or phrase as the query wrote it."`
+	Via    *string  `json:"via" doc:"Null when it matched as typed; else the synonym, near spelling or vocabulary term that matched."`
+	Fields []string `json:"fields" doc:"The case fields holding it (title, summary, trigger, …); a facet name (root_cause, component, symptom, contributing_factor) when a vocabulary term matched; started when a year did."`
+}
+
+// RecognisedTerm is a vocabulary term the query names, offered as a filter.
+type RecognisedTerm struct {
+	TermCount
+	Filter string `json:"filter" doc:"This search narrowed to the cases tagged with the term."`
+}
+
+// Suggestion is help for a query word that matched nothing or little.
+type Suggestion struct {
+	Word      string    `json:"word"`
+	Spellings []string  `json:"spellings" doc:"Words the corpus knows that are spelled like it."`
+	Terms     []TermRef `json:"terms" doc:"Vocabulary terms whose name or alias is like it."`
 }
 
 // TermCount is how many cases of a result set carry a term.
@@ -193,11 +215,17 @@ type CaseList struct {
 	Pages  int          `json:"pages" doc:"Pages in the whole result set (at least 1)."`
 	From   int          `json:"from" doc:"1-based position of the first item; 0 when the page is empty."`
 	To     int          `json:"to" doc:"1-based position of the last item; 0 when the page is empty."`
-	Fuzzy  bool         `json:"fuzzy" doc:"True when nothing matched as typed and the items come from a typo-tolerant retry."`
-	Notice string       `json:"notice" doc:"Empty, or, when the query ran in a cheaper form than asked (for example without the typo-tolerant retry), saying why."`
-	Items  []Hit        `json:"items"`
-	Facets Facets       `json:"facets" doc:"Counts over the whole result set, most cases first."`
-	Links  PageLinks    `json:"links"`
+	Fuzzy  bool         `json:"fuzzy" doc:"True when a query word the corpus does not know was matched by a near spelling; matched says which."`
+	Notice string       `json:"notice" doc:"Empty, or, when the query ran in a cheaper form than asked, saying why."`
+	// What the query meant, and help when it found little.
+	Partial     bool             `json:"partial" doc:"True when too few cases hold every meaningful word, so cases holding part of the query follow those that hold all of it."`
+	Complete    int              `json:"complete" doc:"Cases of the result set that hold every meaningful word of the query."`
+	Terms       []RecognisedTerm `json:"terms" doc:"Vocabulary terms the query names by name, slug or alias, with the cases of the result set tagged with each; their tagged cases rank as if they held those words."`
+	Unmatched   []string         `json:"unmatched" doc:"Query words that matched nothing."`
+	Suggestions []Suggestion     `json:"suggestions" doc:"For words that matched nothing (and every word when results are few): near spellings and vocabulary terms."`
+	Items       []Hit            `json:"items"`
+	Facets      Facets           `json:"facets" doc:"Counts over the whole result set, most cases first."`
+	Links       PageLinks        `json:"links"`
 }
 
 // RelatedCase is a case like another one, and why.

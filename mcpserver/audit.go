@@ -406,7 +406,7 @@ var severityEnum = []any{"low", "medium", "high", "critical"}
 // and kubegap_checks when a check catalogue is known.
 func (h *handlers) addAuditTools(s *mcp.Server) {
 	if h.cfg.Auditor != nil {
-		mcp.AddTool(s, &mcp.Tool{
+		mcp.AddTool(s, h.tool(&mcp.Tool{
 			Name:  "audit_kubernetes",
 			Title: "Audit Kubernetes manifests",
 			Description: "Audits Kubernetes manifests passed as text (YAML or JSON; several documents, kind: List, the output of helm template or kustomize build; at most 1 MiB) with kubegap's read-only checks: probes that restart pods when a dependency fails, retries without a brake, missing disruption budgets, single replicas, unsafe rollouts and more. " +
@@ -419,17 +419,17 @@ func (h *handlers) addAuditTools(s *mcp.Server) {
 				p["min_severity"].Enum = severityEnum
 			}),
 			Annotations: readOnly("Audit Kubernetes manifests"),
-		}, h.auditKubernetes)
+		}), h.auditKubernetes)
 	}
 	if len(h.checks) > 0 {
-		mcp.AddTool(s, &mcp.Tool{
+		mcp.AddTool(s, h.tool(&mcp.Tool{
 			Name:  "kubegap_checks",
 			Title: "kubegap checks",
 			Description: "Lists kubegap's checks for Kubernetes (ID, title, severity, the rule, the vocabulary terms each guards against), or, given id, one check in full: why it matters, the fix with YAML, and the incidents in this library it cites. " +
 				"Use it to explain a finding of audit_kubernetes or to see which outages a Kubernetes setting guards against. " + citeInstruction,
 			InputSchema: schemaFor[CheckInput](nil),
 			Annotations: readOnly("kubegap checks"),
-		}, h.kubegapChecks)
+		}), h.kubegapChecks)
 	}
 }
 

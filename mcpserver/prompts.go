@@ -52,7 +52,7 @@ func (h *handlers) learnPrompt(ctx context.Context, req *mcp.GetPromptRequest) (
 		return nil, h.rpcErr(incidentlib.InvalidParam("incident", "give a case ID (IL-0561) or describe the failure in words"))
 	}
 	var b strings.Builder
-	if incidentlib.ValidCaseID(strings.ToUpper(arg)) {
+	if _, ok := incidentlib.NormalizeCaseID(arg); ok {
 		c, err := h.findCase(ctx, arg)
 		if err != nil {
 			return nil, h.rpcErr(err)

@@ -14,7 +14,7 @@ type CaseDetail struct {
 	ID      string `json:"id"`
 	Title   string `json:"title"`
 	Company string `json:"company"`
-	URL     string `json:"url" jsonschema:"the case's web page; cite it"`
+	URL     string `json:"url,omitempty" jsonschema:"the case's page in the library; absent when the server was started without a base URL"`
 
 	Started       string `json:"started" jsonschema:"when impact began, UTC: RFC 3339, or a day, month or year where the source gives no more"`
 	Detected      string `json:"detected,omitempty"`
@@ -126,7 +126,11 @@ func (h *handlers) caseMarkdown(c *incidentlib.Case) string {
 	d := h.caseDetail(c)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s: %s\n\n", d.ID, d.Title)
-	fmt.Fprintf(&b, "%s · %s · %s\n\n", d.Company, caseDate(c), d.URL)
+	if d.URL != "" {
+		fmt.Fprintf(&b, "%s · %s · %s\n\n", d.Company, caseDate(c), d.URL)
+	} else {
+		fmt.Fprintf(&b, "%s · %s\n\n", d.Company, caseDate(c))
+	}
 	b.WriteString("## Key facts\n\n")
 	fact := func(name, v string) {
 		if v == "" {
@@ -238,16 +242,22 @@ func renderPage(what string, p *CasePage, tool string) string {
 		if p.notice != "" {
 			b.WriteString(p.notice + "\n")
 		}
+		writeQueryNotes(&b, p)
 		return b.String()
 	case len(p.Cases) == 0:
 		fmt.Fprintf(&b, "%s %s, but this page is past the last one.\n", countCases(p.Total), what)
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%s %s (sorted by %s; %d shown).", countCases(p.Total), what, p.Sort, len(p.Cases))
-	if p.Fuzzy {
-		b.WriteString(" Nothing matched as typed; these come from a typo-tolerant retry.")
+	if p.Partial && p.Complete != nil {
+		fmt.Fprintf(&b, " %s every meaningful word; the rest hold most of them.", countHold(*p.Complete))
 	}
-	b.WriteString("\n\n")
+	if p.Fuzzy {
+		b.WriteString(" Some words are in no case; near spellings were matched (see Why).")
+	}
+	b.WriteString("\n")
+	writeQueryNotes(&b, p)
+	b.WriteString("\n")
 	writeHits(&b, p.Cases)
 	if p.NextCursor != "" {
 		fmt.Fprintf(&b, "\nMore: call %s again with the same arguments and cursor %q.\n", tool, p.NextCursor)
@@ -261,20 +271,28 @@ func writeHits(b *strings.Builder, hits []CaseHit) {
 		if c.Summary != "" && c.Summary != c.Title {
 			fmt.Fprintf(b, "   %s\n", c.Summary)
 		}
+		if c.md != "" {
+			fmt.Fprintf(b, "   %s\n", c.md)
+		}
 		if c.Why != "" {
 			fmt.Fprintf(b, "   Why: %s\n", c.Why)
 		}
-		fmt.Fprintf(b, "   %s\n", c.URL)
+		if c.URL != "" {
+			fmt.Fprintf(b, "   %s\n", c.URL)
+		}
+		if len(c.SourceURLs) > 0 {
+			fmt.Fprintf(b, "   Source: %s\n", strings.Join(c.SourceURLs, " · "))
+		}
 	}
 }
 
 func renderSimilar(o *SimilarOutput) string {
 	var b strings.Builder
 	if len(o.Similar) == 0 {
-		fmt.Fprintf(&b, "No cases are related to %s (%s).\n", o.ID, o.URL)
+		fmt.Fprintf(&b, "No cases are related to %s.\n", withURL(o.ID, o.URL))
 		return b.String()
 	}
-	fmt.Fprintf(&b, "Cases most like %s, %s (%s):\n\n", o.ID, o.Title, o.URL)
+	fmt.Fprintf(&b, "Cases most like %s, %s:\n\n", withURL(o.ID, o.URL), o.Title)
 	writeHits(&b, o.Similar)
 	return b.String()
 }
@@ -321,6 +339,23 @@ func renderVocab(v *VocabOutput) string {
 	var b strings.Builder
 	for _, f := range v.Facets {
 		fmt.Fprintf(&b, "## %s (facet `%s`)\n\n", f.Title, f.Facet)
+		if len(f.Terms) > 0 && f.Terms[0].Definition == "" {
+			// The overview: one line per facet, slug and case count.
+			var parts []string
+			for _, t := range f.Terms {
+				parts = append(parts, fmt.Sprintf("%s %d", t.Slug, t.Cases))
+			}
+			b.WriteString(strings.Join(parts, " · "))
+			if len(f.Groups) > 0 {
+				var gs []string
+				for _, g := range f.Groups {
+					gs = append(gs, g.Slug)
+				}
+				fmt.Fprintf(&b, "\n\nGroups (a group slug filters on all its members): %s", strings.Join(gs, ", "))
+			}
+			b.WriteString("\n\n")
+			continue
+		}
 		for _, t := range f.Terms {
 			fmt.Fprintf(&b, "- `%s` %s (%d cases): %s\n", t.Slug, t.Name, t.Cases, oneLine(t.Definition))
 		}
@@ -332,7 +367,13 @@ func renderVocab(v *VocabOutput) string {
 		}
 		b.WriteString("\n")
 	}
-	if len(v.Severities) > 0 {
+	if len(v.Severities) > 0 && v.Severities[0].Definition == "" {
+		var parts []string
+		for _, t := range v.Severities {
+			parts = append(parts, fmt.Sprintf("%s %d", t.Slug, t.Cases))
+		}
+		b.WriteString("## Severity (filter `severity`)\n\n" + strings.Join(parts, " · ") + "\n\nNames and definitions: vocab with facet, or definitions=true.\n")
+	} else if len(v.Severities) > 0 {
 		b.WriteString("## Severity (filter `severity`)\n\n")
 		for _, t := range v.Severities {
 			fmt.Fprintf(&b, "- `%s` %s (%d cases): %s\n", t.Slug, t.Name, t.Cases, oneLine(t.Definition))
@@ -349,6 +390,20 @@ func caseDate(c *incidentlib.Case) string {
 		return ts.Time.UTC().Format("2006-01-02")
 	}
 	return ts.String()
+}
+
+// snippetText renders the first snippet twice: as plain text for the
+// structured content, and with the matched words in Markdown bold for the
+// text content.
+func snippetText(ss []incidentlib.Snippet) (plain, md string) {
+	if len(ss) == 0 {
+		return "", ""
+	}
+	var t strings.Builder
+	for _, p := range ss[0].Parts {
+		t.WriteString(p.Text)
+	}
+	return ss[0].Field + ": " + oneLine(t.String()), snippetsWhy(ss[:1])
 }
 
 // snippetsWhy renders up to two snippets with the matched words in bold.
@@ -415,4 +470,45 @@ func countCases(n int) string {
 		return "1 case"
 	}
 	return fmt.Sprintf("%d cases", n)
+}
+
+// writeQueryNotes says what a search understood: the vocabulary terms it
+// recognised, the words that matched nothing, and suggestions.
+func writeQueryNotes(b *strings.Builder, p *CasePage) {
+	for _, t := range p.Recognised {
+		fmt.Fprintf(b, "Recognised %s: %s (%s; %s here); filter with %s=[%q] or call get_topic.\n",
+			strings.ReplaceAll(t.Facet, "_", " "), t.Name, t.Slug, countCases(t.Cases), t.Facet, t.Slug)
+	}
+	if len(p.Unmatched) > 0 {
+		fmt.Fprintf(b, "No case holds: %s.\n", strings.Join(p.Unmatched, ", "))
+	}
+	for _, s := range p.Suggestions {
+		var parts []string
+		if len(s.Spellings) > 0 {
+			parts = append(parts, "did you mean "+strings.Join(s.Spellings, ", ")+"?")
+		}
+		if len(s.Terms) > 0 {
+			var ts []string
+			for _, t := range s.Terms {
+				ts = append(ts, fmt.Sprintf("%s (%s %s)", t.Name, t.Facet, t.Slug))
+			}
+			parts = append(parts, "related terms: "+strings.Join(ts, ", "))
+		}
+		fmt.Fprintf(b, "For %q: %s\n", s.Word, strings.Join(parts, "; "))
+	}
+}
+
+func countHold(n int) string {
+	if n == 1 {
+		return "1 case holds"
+	}
+	return fmt.Sprintf("%d cases hold", n)
+}
+
+// withURL names a case with its page when the server has one.
+func withURL(id, url string) string {
+	if url == "" {
+		return id
+	}
+	return id + " (" + url + ")"
 }

@@ -77,7 +77,7 @@ func (h *handlers) readIncident(ctx context.Context, req *mcp.ReadResourceReques
 }
 
 func (h *handlers) readVocabulary(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	v, err := h.vocabulary(ctx, "")
+	v, err := h.vocabulary(ctx, "", true)
 	if err != nil {
 		return nil, h.rpcErr(err)
 	}

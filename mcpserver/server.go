@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,7 +22,6 @@ import (
 
 // Defaults for the zero fields of Config.
 const (
-	DefaultBaseURL      = "http://127.0.0.1:8080"
 	DefaultCallTimeout  = 10 * time.Second
 	DefaultMaxBodyBytes = 256 << 10 // room for a long design under review
 	DefaultRateLimit    = 10        // requests per second per client
@@ -32,7 +32,9 @@ const (
 // field takes its default.
 type Config struct {
 	// BaseURL is the absolute URL of the web pages; case URLs are BaseURL +
-	// "/cases/" + id, so a model can cite a page a person can open.
+	// "/cases/" + id, so a model can cite a page a person can open. Empty
+	// means no web pages are known to be served (the stdio server alone):
+	// answers then give case IDs and source URLs, never a dead link.
 	BaseURL string
 
 	// AllowedHosts are the Host header values (with or without a port)
@@ -83,9 +85,6 @@ type Config struct {
 
 // withDefaults returns a copy of cfg with every zero field filled in.
 func (cfg Config) withDefaults() Config {
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if cfg.CallTimeout <= 0 {
 		cfg.CallTimeout = DefaultCallTimeout
@@ -143,7 +142,8 @@ It can also audit Kubernetes manifests: audit_kubernetes takes their YAML as tex
 // the prompts. The same server may serve any number of sessions at once.
 func NewServer(lib incidentlib.Library, cfg Config) *mcp.Server {
 	cfg = cfg.withDefaults()
-	h := &handlers{lib: lib, cfg: cfg, log: cfg.Logger, checks: cfg.Checks, auditSlots: make(chan struct{}, cfg.MaxConcurrentAudits)}
+	h := &handlers{lib: lib, cfg: cfg, log: cfg.Logger, checks: cfg.Checks, auditSlots: make(chan struct{}, cfg.MaxConcurrentAudits),
+		inputSchemas: map[string]*jsonschema.Schema{}}
 	instr := instructions
 	if cfg.Auditor != nil {
 		instr += auditInstructions
@@ -155,14 +155,21 @@ func NewServer(lib incidentlib.Library, cfg Config) *mcp.Server {
 	}, &mcp.ServerOptions{
 		Instructions: instr,
 		Logger:       quietLogger(cfg.Logger),
-		// No logging capability: the server has nothing to stream to a
-		// client, and every tool answers in one result.
-		Capabilities: &mcp.ServerCapabilities{},
-		SchemaCache:  mcp.NewSchemaCache(),
+		// Only what can happen: the tool, prompt and resource lists never
+		// change, so no listChanged; logging/setLevel is accepted (the
+		// protocol library answers it), so logging is declared.
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{},
+			Prompts:   &mcp.PromptCapabilities{},
+			Resources: &mcp.ResourceCapabilities{},
+			//lint:ignore SA1019 the protocol library still answers logging/setLevel, so the capability must be declared
+			Logging: &mcp.LoggingCapabilities{},
+		},
+		SchemaCache: mcp.NewSchemaCache(),
 		// Suggests case IDs and component slugs for prompt arguments.
 		CompletionHandler: h.complete,
 	})
-	s.AddReceivingMiddleware(h.deadline)
+	s.AddReceivingMiddleware(h.deadline, h.plainArgumentErrors)
 	h.addTools(s)
 	h.addAuditTools(s)
 	h.addResources(s)
@@ -178,10 +185,19 @@ type handlers struct {
 	checks []incidentlib.Check // kubegap's catalogue, possibly empty
 	// auditSlots holds a token per running audit_kubernetes call.
 	auditSlots chan struct{}
+	// inputSchemas are the tools' input schemas by name, for wording
+	// argument errors.
+	inputSchemas map[string]*jsonschema.Schema
 }
 
 // caseURL is the web page of a case.
-func (h *handlers) caseURL(id string) string { return h.cfg.BaseURL + "/cases/" + id }
+// It is empty when the server knows no base URL.
+func (h *handlers) caseURL(id string) string {
+	if h.cfg.BaseURL == "" {
+		return ""
+	}
+	return h.cfg.BaseURL + "/cases/" + id
+}
 
 // deadline bounds every request by CallTimeout. The handler runs in its own
 // goroutine so that a slow library call cannot hold the client past the

@@ -38,7 +38,7 @@ type Filters struct {
 
 // SearchInput is the input of search_incidents.
 type SearchInput struct {
-	Query string `json:"query" jsonschema:"a few specific words for a failure mode, technology or symptom (e.g. 'hedged retries', 'bgp withdrawal', 'certificate expired'). Every word must match, so use few; \"double quotes\" make a phrase; typos are tolerated"`
+	Query string `json:"query" jsonschema:"the question as asked, a pasted alert or symptoms, or a few words (e.g. 'our auth service fell over when a migration made a query slow and clients retried', 'bgp withdrawal'). Cases holding every meaningful word rank first, then those holding most; question words carry no weight; abbreviations, synonyms and vocabulary term names are understood. \"double quotes\" make a phrase, -word excludes, a OR b takes either"`
 	Filters
 	Sort   string `json:"sort,omitempty" jsonschema:"relevance (default), newest, oldest, or longest (longest time to resolve first)"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"cases per page, 1 to 50; default 10"`
@@ -74,28 +74,64 @@ type TopicInput struct {
 
 // VocabInput is the input of vocab.
 type VocabInput struct {
-	Facet string `json:"facet,omitempty" jsonschema:"root_cause, component, symptom or contributing_factor; leave out for every facet"`
+	Facet       string `json:"facet,omitempty" jsonschema:"root_cause, component, symptom or contributing_factor; leave out for a compact overview of every facet"`
+	Definitions bool   `json:"definitions,omitempty" jsonschema:"include each term's definition (always included when facet is given)"`
 }
 
-// CaseHit is one case in a list of cases.
+// CaseHit is one case in a list of cases. Everything in it is plain text:
+// the Markdown is in the text content only.
 type CaseHit struct {
-	ID        string `json:"id"`
-	Title     string `json:"title"`
-	Company   string `json:"company"`
-	Date      string `json:"date" jsonschema:"when impact began: a day (2026-08-24), or only a month or a year where the source gives no more"`
-	Summary   string `json:"summary" jsonschema:"the first sentence of the case's summary"`
-	RootCause string `json:"root_cause,omitempty" jsonschema:"root-cause slug; absent when the source does not disclose one"`
-	Why       string `json:"why,omitempty" jsonschema:"why this case is in the list: the matching text (matches in **bold**) or the reasons it is related"`
-	URL       string `json:"url" jsonschema:"the case's web page; cite it"`
+	ID         string        `json:"id"`
+	Title      string        `json:"title"`
+	Company    string        `json:"company"`
+	Date       string        `json:"date" jsonschema:"when impact began: a day (2026-08-24), or only a month or a year where the source gives no more"`
+	Summary    string        `json:"summary" jsonschema:"the first sentence of the case's summary"`
+	RootCause  string        `json:"root_cause,omitempty" jsonschema:"root-cause slug; absent when the source does not disclose one"`
+	Why        string        `json:"why,omitempty" jsonschema:"why this case is in the list, in plain words: the query words it holds and where, or the reasons it is related"`
+	Excerpt    string        `json:"excerpt,omitempty" jsonschema:"the case text around the first match, plain"`
+	Matched    []MatchReason `json:"matched,omitempty" jsonschema:"each query word or phrase the case holds, how and in which fields"`
+	Terms      []TermRef     `json:"terms,omitempty" jsonschema:"vocabulary terms the query names that this case is tagged with"`
+	Shared     []SharedTerm  `json:"shared,omitempty" jsonschema:"similar_incidents only: the terms both cases carry, weightiest first"`
+	URL        string        `json:"url,omitempty" jsonschema:"the case's page in the library; absent when the server was started without a base URL"`
+	SourceURLs []string      `json:"source_urls" jsonschema:"the public sources the case rests on (postmortems, status pages); cite them"`
+
+	md string // the excerpt with matches in Markdown bold, for the text content
+}
+
+// MatchReason is one query word (or phrase) a hit holds.
+type MatchReason struct {
+	Word   string   `json:"word" jsonschema:"the word or phrase as the query wrote it"`
+	Via    string   `json:"via,omitempty" jsonschema:"absent when it matched as typed; else the synonym, near spelling or vocabulary term that matched"`
+	Fields []string `json:"fields" jsonschema:"case fields holding it (title, summary, trigger, …), a facet for a vocabulary term, started for a year"`
+}
+
+// SharedTerm is a vocabulary term two related cases both carry.
+type SharedTerm struct {
+	Facet  string `json:"facet" jsonschema:"root_cause, component_group, contributing_factor or symptom"`
+	Slug   string `json:"slug"`
+	Name   string `json:"name"`
+	Reason string `json:"reason" jsonschema:"the reason in words: same root cause, shared …"`
+}
+
+// Suggestion is help for a query word that matched nothing or little.
+type Suggestion struct {
+	Word      string    `json:"word"`
+	Spellings []string  `json:"spellings,omitempty" jsonschema:"words the library knows that are spelled like it"`
+	Terms     []TermRef `json:"terms,omitempty" jsonschema:"vocabulary terms with a name like it; pass their slugs as filters or to get_topic"`
 }
 
 // CasePage is one page of cases.
 type CasePage struct {
-	Total      int       `json:"total" jsonschema:"cases in the whole result set"`
-	Sort       string    `json:"sort"`
-	Fuzzy      bool      `json:"fuzzy,omitempty" jsonschema:"true when nothing matched as typed and these cases come from a typo-tolerant retry"`
-	NextCursor string    `json:"next_cursor,omitempty" jsonschema:"pass as cursor, with the same other arguments, for the next page; absent on the last page"`
-	Cases      []CaseHit `json:"cases"`
+	Total       int          `json:"total" jsonschema:"cases in the whole result set"`
+	Sort        string       `json:"sort"`
+	Fuzzy       bool         `json:"fuzzy,omitempty" jsonschema:"true when a word the library does not know was matched by a near spelling (matched says which)"`
+	Partial     bool         `json:"partial,omitempty" jsonschema:"true when few cases hold every meaningful word, so cases holding most of them follow"`
+	Complete    *int         `json:"complete,omitempty" jsonschema:"search only: cases that hold every meaningful word"`
+	Recognised  []TermCount  `json:"recognised_terms,omitempty" jsonschema:"vocabulary terms the query names, with the cases of the result set tagged with each; filter on them or call get_topic"`
+	Unmatched   []string     `json:"unmatched,omitempty" jsonschema:"query words no case holds"`
+	Suggestions []Suggestion `json:"suggestions,omitempty" jsonschema:"for words that matched nothing or little: near spellings and vocabulary terms"`
+	NextCursor  string       `json:"next_cursor,omitempty" jsonschema:"pass as cursor, with the same other arguments, for the next page; absent on the last page"`
+	Cases       []CaseHit    `json:"cases"`
 	// notice says the query ran in a cheaper form than asked, and why; it
 	// goes in the text answer only, leaving the output schema as it is.
 	notice string
@@ -105,18 +141,20 @@ type CasePage struct {
 type SimilarOutput struct {
 	ID      string    `json:"id"`
 	Title   string    `json:"title"`
-	URL     string    `json:"url"`
+	URL     string    `json:"url,omitempty"`
 	Similar []CaseHit `json:"similar" jsonschema:"the most related cases first; why gives the reasons"`
 }
 
 // TermRef names a vocabulary term.
 type TermRef struct {
-	Slug string `json:"slug"`
-	Name string `json:"name"`
+	Facet string `json:"facet,omitempty"`
+	Slug  string `json:"slug"`
+	Name  string `json:"name"`
 }
 
 // TermCount is a term and how many cases carry it.
 type TermCount struct {
+	Facet string `json:"facet,omitempty"`
 	Slug  string `json:"slug"`
 	Name  string `json:"name"`
 	Cases int    `json:"cases"`
@@ -141,8 +179,8 @@ type TopicOutput struct {
 type VocabTerm struct {
 	Slug       string `json:"slug"`
 	Name       string `json:"name"`
-	Definition string `json:"definition"`
-	Group      string `json:"group,omitempty" jsonschema:"component group slug; components only"`
+	Definition string `json:"definition,omitempty" jsonschema:"with facet or definitions=true only"`
+	Group      string `json:"group,omitempty" jsonschema:"component group slug; components only, with definitions"`
 	Cases      int    `json:"cases" jsonschema:"how many cases carry the term"`
 }
 
@@ -150,7 +188,7 @@ type VocabTerm struct {
 type VocabGroup struct {
 	Slug       string `json:"slug"`
 	Name       string `json:"name"`
-	Definition string `json:"definition"`
+	Definition string `json:"definition,omitempty"`
 }
 
 // VocabFacet is the terms of one facet.
@@ -196,10 +234,32 @@ func schemaFor[T any](edit func(props map[string]*jsonschema.Schema)) *jsonschem
 	if err != nil {
 		panic(err)
 	}
+	plainTypes(s)
 	if edit != nil {
 		edit(s.Properties)
 	}
 	return s
+}
+
+// plainTypes rewrites the inferred type ["null", "array"] of a slice as
+// "array": an absent argument already means no filter, and several
+// function-calling formats reject a list of types.
+func plainTypes(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && slices.Contains(s.Types, "null") {
+		for _, t := range s.Types {
+			if t != "null" {
+				s.Type = t
+			}
+		}
+		s.Types = nil
+	}
+	for _, p := range s.Properties {
+		plainTypes(p)
+	}
+	plainTypes(s.Items)
 }
 
 func bound(s *jsonschema.Schema, lo, hi float64) {
@@ -215,16 +275,26 @@ func filterBounds(p map[string]*jsonschema.Schema) {
 	}
 }
 
+// tool records a tool's input schema, so argument errors can be worded
+// against it.
+func (h *handlers) tool(t *mcp.Tool) *mcp.Tool {
+	if in, ok := t.InputSchema.(*jsonschema.Schema); ok {
+		h.inputSchemas[t.Name] = in
+	}
+	return t
+}
+
 // addTools registers the six tools. Their descriptions are written for a
 // model: when to use the tool, the facets, and how to find their slugs.
 func (h *handlers) addTools(s *mcp.Server) {
-	mcp.AddTool(s, &mcp.Tool{
+	mcp.AddTool(s, h.tool(&mcp.Tool{
 		Name:  "search_incidents",
 		Title: "Search incidents",
-		Description: "Full-text search of the library's public production incidents, ranked by relevance. " +
-			"Use it first whenever you design, review or debug something and want real failures like it: give a few specific words for the failure mode, technology or symptom; every word must match, so search again with fewer or other words when nothing comes back. " +
-			"Narrow with facet filters (slugs, OR within a facet, AND across facets). " + facetListing + " " +
-			"Each hit gives id, title, company, date, a one-line summary, why it matched and the case URL. " + citeInstruction +
+		Description: "Searches the library's public production incidents for the ones that failed like yours. " +
+			"Use it first whenever you design, review or debug something: pass the question as you would ask it, a pasted alert or a description of the symptoms (e.g. 'our auth service fell over when a database migration made a query slow and clients retried'); no need to pick keywords. " +
+			"Cases holding every meaningful word rank first, then those holding most of them; question words carry no weight; abbreviations and synonyms (auth, k8s, DB, OOM) and vocabulary term names (retry storm, thundering herd) are understood, and recognised_terms names the terms found. " +
+			"Syntax: \"a phrase\", -word to exclude, a OR b. Narrow with facet filters (slugs, OR within a facet, AND across facets). " + facetListing + " " +
+			"Each hit gives id, title, company, date, a one-line summary, why it matched (words and fields), the library URL when the server has one, and the public source URLs. " + citeInstruction +
 			" For all of a case, call get_incident.",
 		InputSchema: schemaFor[SearchInput](func(p map[string]*jsonschema.Schema) {
 			p["sort"].Enum = searchSortEnum
@@ -234,9 +304,9 @@ func (h *handlers) addTools(s *mcp.Server) {
 			filterBounds(p)
 		}),
 		Annotations: readOnly("Search incidents"),
-	}, h.searchIncidents)
+	}), h.searchIncidents)
 
-	mcp.AddTool(s, &mcp.Tool{
+	mcp.AddTool(s, h.tool(&mcp.Tool{
 		Name:  "list_incidents",
 		Title: "List incidents",
 		Description: "Lists cases by facet filters alone, newest first by default: use it to browse everything with a given root cause, component, symptom, contributing factor, company, severity or year range, when there are no words to search for. " +
@@ -247,29 +317,29 @@ func (h *handlers) addTools(s *mcp.Server) {
 			filterBounds(p)
 		}),
 		Annotations: readOnly("List incidents"),
-	}, h.listIncidents)
+	}), h.listIncidents)
 
-	mcp.AddTool(s, &mcp.Tool{
+	mcp.AddTool(s, h.tool(&mcp.Tool{
 		Name:  "get_incident",
 		Title: "Get an incident",
 		Description: "Returns one whole case by ID (IL-0561): timeline, impact, summary, symptoms, trigger, root cause, components, contributing factors, detection, remediation, action items, lessons and sources. " +
 			"Use it after search_incidents, list_incidents or similar_incidents to read a case before you rely on it. The same text is the resource incident://<id>. " + citeInstruction,
 		InputSchema: schemaFor[IDInput](nil),
 		Annotations: readOnly("Get an incident"),
-	}, h.getIncident)
+	}), h.getIncident)
 
-	mcp.AddTool(s, &mcp.Tool{
+	mcp.AddTool(s, h.tool(&mcp.Tool{
 		Name:  "similar_incidents",
 		Title: "Similar incidents",
-		Description: "Returns the cases most like a given case, each with the reasons (same root cause, shared components, shared symptoms or contributing factors). " +
+		Description: "Returns the cases most like a given case (IL-0561; il-561 and 561 work too), each with the terms both carry (root cause, contributing factors, component groups, or symptoms), by slug and name. " +
 			"Use it to widen from one relevant case to the pattern behind it. " + citeInstruction,
 		InputSchema: schemaFor[SimilarInput](func(p map[string]*jsonschema.Schema) {
 			bound(p["limit"], 1, maxSimilarLimit)
 		}),
 		Annotations: readOnly("Similar incidents"),
-	}, h.similarIncidents)
+	}), h.similarIncidents)
 
-	mcp.AddTool(s, &mcp.Tool{
+	mcp.AddTool(s, h.tool(&mcp.Tool{
 		Name:  "get_topic",
 		Title: "Get a topic",
 		Description: "Returns one vocabulary term (a facet and a slug) with its definition, the number of cases, the components and other terms those cases involve, and a page of the cases. " +
@@ -279,18 +349,18 @@ func (h *handlers) addTools(s *mcp.Server) {
 			bound(p["limit"], 1, maxLimit)
 		}),
 		Annotations: readOnly("Get a topic"),
-	}, h.getTopic)
+	}), h.getTopic)
 
-	mcp.AddTool(s, &mcp.Tool{
+	mcp.AddTool(s, h.tool(&mcp.Tool{
 		Name:  "vocab",
 		Title: "Vocabulary",
-		Description: "Lists the controlled vocabulary: for each facet (root_cause, component, symptom, contributing_factor) its terms with slug, name, definition and how many cases carry it; components also have groups. " +
-			"Call it to find the slugs the other tools' filters and get_topic take. Give facet to list one facet only.",
+		Description: "Lists the controlled vocabulary. Without arguments: a compact overview of every facet (root_cause, component, symptom, contributing_factor) with each term's slug, name and case count, and the component groups. " +
+			"Give facet for one facet with each term's definition, or definitions=true for all of them. Call it to find the slugs the other tools' filters and get_topic take.",
 		InputSchema: schemaFor[VocabInput](func(p map[string]*jsonschema.Schema) {
 			p["facet"].Enum = facetEnum
 		}),
 		Annotations: readOnly("Vocabulary"),
-	}, h.vocab)
+	}), h.vocab)
 }
 
 func (h *handlers) searchIncidents(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, *CasePage, error) {
@@ -306,6 +376,7 @@ func (h *handlers) searchIncidents(ctx context.Context, _ *mcp.CallToolRequest, 
 	if err != nil {
 		return nil, nil, h.toolErr(err)
 	}
+	// The page's own result says what the query meant; runQuery kept it.
 	return textResult(renderPage(fmt.Sprintf("matching %q", in.Query), page, "search_incidents")), page, nil
 }
 
@@ -342,7 +413,29 @@ func (h *handlers) runQuery(ctx context.Context, tool string, q incidentlib.Quer
 		return nil, err
 	}
 	page := h.casePage(res, key)
+	if q.Text != "" {
+		h.describeQuery(page, res)
+	}
 	return page, nil
+}
+
+// describeQuery adds what the query meant to a search page: the terms it
+// names, the words that matched nothing, and suggestions.
+func (h *handlers) describeQuery(page *CasePage, res *incidentlib.SearchResult) {
+	complete := res.Complete
+	page.Complete = &complete
+	page.Partial = res.Partial
+	page.Unmatched = res.Unmatched
+	for _, fc := range res.Terms {
+		page.Recognised = append(page.Recognised, TermCount{Facet: string(fc.Term.Facet), Slug: fc.Term.Slug, Name: fc.Term.Name, Cases: fc.Count})
+	}
+	for _, s := range res.Suggestions {
+		sg := Suggestion{Word: s.Word, Spellings: s.Spellings}
+		for _, t := range s.Terms {
+			sg.Terms = append(sg.Terms, TermRef{Facet: string(t.Facet), Slug: t.Slug, Name: t.Name})
+		}
+		page.Suggestions = append(page.Suggestions, sg)
+	}
 }
 
 func pageSize(limit, def int) int {
@@ -356,7 +449,20 @@ func (h *handlers) casePage(res *incidentlib.SearchResult, key string) *CasePage
 	page := &CasePage{Total: res.Total, Sort: string(res.Sort), Fuzzy: res.Fuzzy, Cases: []CaseHit{}, notice: res.Notice}
 	for _, hit := range res.Hits {
 		ch := h.caseHit(hit.Case)
-		ch.Why = snippetsWhy(hit.Snippets)
+		ch.Excerpt, ch.md = snippetText(hit.Snippets)
+		var why []string
+		for _, m := range hit.Matched {
+			ch.Matched = append(ch.Matched, MatchReason{Word: m.Word, Via: m.Via, Fields: m.Fields})
+			w := m.Word
+			if m.Via != "" {
+				w += " as " + m.Via
+			}
+			why = append(why, w+" in "+strings.Join(m.Fields, ", "))
+		}
+		ch.Why = strings.Join(why, "; ")
+		for _, t := range hit.Terms {
+			ch.Terms = append(ch.Terms, TermRef{Facet: string(t.Facet), Slug: t.Slug, Name: t.Name})
+		}
 		page.Cases = append(page.Cases, ch)
 	}
 	if res.To > 0 && res.To < res.Total {
@@ -366,15 +472,22 @@ func (h *handlers) casePage(res *incidentlib.SearchResult, key string) *CasePage
 }
 
 func (h *handlers) caseHit(c *incidentlib.Case) CaseHit {
-	return CaseHit{
-		ID:        c.ID,
-		Title:     c.Title,
-		Company:   c.Company,
-		Date:      caseDate(c),
-		Summary:   firstSentence(c.Summary, 240),
-		RootCause: c.RootCause,
-		URL:       h.caseURL(c.ID),
+	ch := CaseHit{
+		ID:         c.ID,
+		Title:      c.Title,
+		Company:    c.Company,
+		Date:       caseDate(c),
+		Summary:    firstSentence(c.Summary, 240),
+		RootCause:  c.RootCause,
+		URL:        h.caseURL(c.ID),
+		SourceURLs: []string{},
 	}
+	for _, s := range c.Sources {
+		if s.URL != "" {
+			ch.SourceURLs = append(ch.SourceURLs, s.URL)
+		}
+	}
+	return ch
 }
 
 func (h *handlers) getIncident(ctx context.Context, _ *mcp.CallToolRequest, in IDInput) (*mcp.CallToolResult, *CaseDetail, error) {
@@ -402,7 +515,12 @@ func (h *handlers) similarIncidents(ctx context.Context, _ *mcp.CallToolRequest,
 	out := &SimilarOutput{ID: c.ID, Title: c.Title, URL: h.caseURL(c.ID), Similar: []CaseHit{}}
 	for _, r := range rel {
 		ch := h.caseHit(r.Case)
-		ch.Why = r.Reason()
+		ch.Shared = sharedTerms(r)
+		var why []string
+		for _, s := range ch.Shared {
+			why = append(why, s.Reason)
+		}
+		ch.Why = strings.Join(why, "; ")
 		out.Similar = append(out.Similar, ch)
 	}
 	return textResult(renderSimilar(out)), out, nil
@@ -433,16 +551,16 @@ func (h *handlers) getTopic(ctx context.Context, _ *mcp.CallToolRequest, in Topi
 		Slug:       t.Term.Slug,
 		Name:       t.Term.Name,
 		Definition: t.Term.Definition,
-		Components: termCounts(t.Components, 0),
+		Components: termCounts(t.Components, maxTopicTerms),
 	}
 	if t.Group != nil {
 		out.Group = &TermRef{Slug: t.Group.Slug, Name: t.Group.Name}
 	}
 	if t.Results != nil {
 		out.CasePage = *h.casePage(t.Results, key)
-		out.RootCauses = termCounts(t.Results.Facets[incidentlib.FacetRootCause], 10)
-		out.Symptoms = termCounts(t.Results.Facets[incidentlib.FacetSymptom], 10)
-		out.ContributingFactors = termCounts(t.Results.Facets[incidentlib.FacetContributingFactor], 10)
+		out.RootCauses = termCounts(t.Results.Facets[incidentlib.FacetRootCause], maxTopicTerms)
+		out.Symptoms = termCounts(t.Results.Facets[incidentlib.FacetSymptom], maxTopicTerms)
+		out.ContributingFactors = termCounts(t.Results.Facets[incidentlib.FacetContributingFactor], maxTopicTerms)
 	} else {
 		out.CasePage = CasePage{Cases: []CaseHit{}}
 	}
@@ -453,6 +571,30 @@ func (h *handlers) getTopic(ctx context.Context, _ *mcp.CallToolRequest, in Topi
 	}
 	return textResult(renderTopic(out)), out, nil
 }
+
+// sharedTerms names the terms behind a related case's reasons, by slug and
+// name, each with its reason in words.
+func sharedTerms(r incidentlib.Related) []SharedTerm {
+	out := []SharedTerm{}
+	for i, t := range r.Shared {
+		facet := string(t.Facet)
+		if t.IsGroup {
+			facet = "component_group"
+		}
+		reason := ""
+		if i < len(r.Reasons) {
+			reason = r.Reasons[i]
+		}
+		if t.Facet == incidentlib.FacetRootCause {
+			reason = "same root cause: " + t.Name
+		}
+		out = append(out, SharedTerm{Facet: facet, Slug: t.Slug, Name: t.Name, Reason: reason})
+	}
+	return out
+}
+
+// maxTopicTerms bounds each list of terms get_topic returns.
+const maxTopicTerms = 10
 
 func termCounts(fc []incidentlib.FacetCount, max int) []TermCount {
 	out := []TermCount{}
@@ -466,7 +608,7 @@ func termCounts(fc []incidentlib.FacetCount, max int) []TermCount {
 }
 
 func (h *handlers) vocab(ctx context.Context, _ *mcp.CallToolRequest, in VocabInput) (*mcp.CallToolResult, *VocabOutput, error) {
-	out, err := h.vocabulary(ctx, in.Facet)
+	out, err := h.vocabulary(ctx, in.Facet, in.Facet != "" || in.Definitions)
 	if err != nil {
 		return nil, nil, h.toolErr(err)
 	}
@@ -475,7 +617,7 @@ func (h *handlers) vocab(ctx context.Context, _ *mcp.CallToolRequest, in VocabIn
 
 // vocabulary gathers the terms of one facet (or all when facet is "") with
 // their case counts.
-func (h *handlers) vocabulary(ctx context.Context, facet string) (*VocabOutput, error) {
+func (h *handlers) vocabulary(ctx context.Context, facet string, definitions bool) (*VocabOutput, error) {
 	facets := incidentlib.Facets
 	if facet != "" {
 		f, ok := incidentlib.ParseFacet(facet)
@@ -497,11 +639,19 @@ func (h *handlers) vocabulary(ctx context.Context, facet string) (*VocabOutput, 
 		}
 		vf := VocabFacet{Facet: string(f), Title: f.Title(), Terms: []VocabTerm{}}
 		for _, t := range v.Terms(f) {
-			vf.Terms = append(vf.Terms, VocabTerm{Slug: t.Slug, Name: t.Name, Definition: t.Definition, Group: t.Group, Cases: counts[t.Slug]})
+			vt := VocabTerm{Slug: t.Slug, Name: t.Name, Cases: counts[t.Slug]}
+			if definitions {
+				vt.Definition, vt.Group = t.Definition, t.Group
+			}
+			vf.Terms = append(vf.Terms, vt)
 		}
 		if f == incidentlib.FacetComponent {
 			for _, g := range v.Groups() {
-				vf.Groups = append(vf.Groups, VocabGroup{Slug: g.Slug, Name: g.Name, Definition: g.Definition})
+				vg := VocabGroup{Slug: g.Slug, Name: g.Name}
+				if definitions {
+					vg.Definition = g.Definition
+				}
+				vf.Groups = append(vf.Groups, vg)
 			}
 		}
 		out.Facets = append(out.Facets, vf)
@@ -516,7 +666,11 @@ func (h *handlers) vocabulary(ctx context.Context, facet string) (*VocabOutput, 
 			counts[c.Value] = c.Count
 		}
 		for _, t := range v.Severities() {
-			out.Severities = append(out.Severities, VocabTerm{Slug: t.Slug, Name: t.Name, Definition: t.Definition, Cases: counts[t.Slug]})
+			vt := VocabTerm{Slug: t.Slug, Name: t.Name, Cases: counts[t.Slug]}
+			if definitions {
+				vt.Definition = t.Definition
+			}
+			out.Severities = append(out.Severities, vt)
 		}
 	}
 	return out, nil
@@ -586,10 +740,11 @@ func (h *handlers) checkSlugs(facet incidentlib.Facet, slugs []string) error {
 // findCase looks a case up, turning a malformed or unknown ID into an error
 // that says what IDs look like and which exist nearby.
 func (h *handlers) findCase(ctx context.Context, id string) (*incidentlib.Case, error) {
-	id = strings.ToUpper(strings.TrimSpace(id))
-	if !incidentlib.ValidCaseID(id) {
-		return nil, incidentlib.InvalidParam("id", "%q is not a case ID; IDs are IL- and four digits, e.g. IL-0561; find them with search_incidents or list_incidents", truncate(id, 40))
+	norm, ok := incidentlib.NormalizeCaseID(id)
+	if !ok {
+		return nil, incidentlib.InvalidParam("id", "%q is not a case ID; IDs are IL- and four digits, e.g. IL-0561 (il-561 and 561 work too); find them with search_incidents or list_incidents", truncate(strings.TrimSpace(id), 40))
 	}
+	id = norm
 	c, err := h.lib.FindCaseByID(ctx, id)
 	if incidentlib.ErrorCode(err) == incidentlib.ENOTFOUND {
 		return nil, h.unknownCase(ctx, id)

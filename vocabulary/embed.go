@@ -10,3 +10,20 @@ var YAML []byte
 
 // FileName is how problems in the shipped vocabulary are reported.
 const FileName = "vocabulary/vocabulary.yaml"
+
+// AliasesYAML is aliases.yaml: other names of the vocabulary's terms.
+//
+//go:embed aliases.yaml
+var AliasesYAML []byte
+
+// AliasesFileName is how problems in the shipped aliases are reported.
+const AliasesFileName = "vocabulary/aliases.yaml"
+
+// SynonymsYAML is synonyms.yaml: synonyms and abbreviations search expands
+// queries with.
+//
+//go:embed synonyms.yaml
+var SynonymsYAML []byte
+
+// SynonymsFileName is how problems in the shipped synonyms are reported.
+const SynonymsFileName = "vocabulary/synonyms.yaml"

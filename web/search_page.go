@@ -202,6 +202,36 @@ type searchPage struct {
 	YearTo   string
 	Filtered bool
 	ClearURL string
+
+	// What the query meant, and help when it found little.
+	TermFilters []termFilter
+	Partial     bool
+	Complete    int
+	Unmatched   []string
+	Suggestions []suggestionView
+}
+
+// termFilter is a vocabulary term the query names, offered as a one-click
+// filter: "Filter by contributing factor: Retry amplification (11)".
+type termFilter struct {
+	Facet  string // "contributing factor"
+	Name   string
+	Count  int
+	URL    string // this search narrowed to the term
+	Active bool   // the search already filters on it
+	Topic  string // the term's topic page
+}
+
+// suggestionView is help for one query word.
+type suggestionView struct {
+	Word      string
+	Spellings []linkView
+	Terms     []linkView
+}
+
+type linkView struct {
+	Text string
+	URL  string
 }
 
 type sortOption struct {
@@ -285,6 +315,36 @@ func (s *server) showSearchPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	sp.Hits = s.hits(res.Hits)
 	state := stateValues(q)
+	sp.Partial, sp.Complete, sp.Unmatched = res.Partial, res.Complete, res.Unmatched
+	for _, fc := range res.Terms {
+		param := facetParams[fc.Term.Facet]
+		tf := termFilter{Facet: strings.ToLower(fc.Term.Facet.Title()), Name: fc.Term.Name, Count: fc.Count,
+			Active: slices.Contains(q.Filters.Of(fc.Term.Facet), fc.Term.Slug), Topic: topicURL(fc.Term.Facet, fc.Term.Slug)}
+		v := url.Values{}
+		for k, vs := range state {
+			v[k] = append([]string{}, vs...)
+		}
+		if !tf.Active {
+			v.Add(param, fc.Term.Slug)
+		}
+		tf.URL = pageURL("/search", v, 1)
+		sp.TermFilters = append(sp.TermFilters, tf)
+	}
+	for _, sg := range res.Suggestions {
+		sv := suggestionView{Word: sg.Word}
+		for _, sp := range sg.Spellings {
+			v := url.Values{}
+			for k, vs := range state {
+				v[k] = vs
+			}
+			v.Set("q", replaceWord(q.Text, sg.Word, sp))
+			sv.Spellings = append(sv.Spellings, linkView{Text: sp, URL: pageURL("/search", v, 1)})
+		}
+		for _, t := range sg.Terms {
+			sv.Terms = append(sv.Terms, linkView{Text: t.Name, URL: topicURL(t.Facet, t.Slug)})
+		}
+		sp.Suggestions = append(sp.Suggestions, sv)
+	}
 	sp.Pager = newPager(res, func(n int) string { return pageURL("/search", state, n) })
 	sp.Filtered = !q.Filters.IsZero()
 	for _, f := range incidentlib.Facets {
@@ -409,4 +469,29 @@ func withoutEmpty(v url.Values) (url.Values, bool) {
 		}
 	}
 	return out, changed
+}
+
+// replaceWord swaps the first whole-word occurrence of word in text
+// (case-insensitive) for with, for a "did you mean" link.
+func replaceWord(text, word, with string) string {
+	lower := strings.ToLower(text)
+	w := strings.ToLower(word)
+	for i := 0; ; {
+		j := strings.Index(lower[i:], w)
+		if j < 0 {
+			return text
+		}
+		j += i
+		end := j + len(w)
+		before := j == 0 || !isWordByte(lower[j-1])
+		after := end == len(lower) || !isWordByte(lower[end])
+		if before && after {
+			return text[:j] + with + text[end:]
+		}
+		i = end
+	}
+}
+
+func isWordByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b >= 0x80
 }

@@ -164,6 +164,14 @@ func (s *server) caseView(c *incidentlib.Case) caseView {
 type hitView struct {
 	caseView
 	Snippets []snippetView
+	Matched  []matchView
+}
+
+// matchView is one line of "why it matched".
+type matchView struct {
+	Word   string
+	Via    string
+	Fields string // "title, summary"
 }
 
 type snippetView struct {
@@ -175,6 +183,8 @@ var fieldNames = map[string]string{
 	"title": "Title", "summary": "Summary", "symptoms": "Symptoms", "trigger": "Trigger",
 	"detection": "Detection", "remediation": "Remediation", "action_items": "Action items",
 	"lessons": "Lessons", "scope": "Scope", "company": "Company",
+	"root_cause": "Root cause", "component": "Component", "symptom": "Symptom", "contributing_factor": "Contributing factor",
+	"started": "Year",
 }
 
 func (s *server) hits(hs []incidentlib.Hit) []hitView {
@@ -187,6 +197,17 @@ func (s *server) hits(hs []incidentlib.Hit) []hitView {
 				name = strings.ReplaceAll(sn.Field, "_", " ")
 			}
 			hv.Snippets = append(hv.Snippets, snippetView{Field: name, Parts: sn.Parts})
+		}
+		for _, m := range h.Matched {
+			var fields []string
+			for _, f := range m.Fields {
+				name := fieldNames[f]
+				if name == "" {
+					name = strings.ReplaceAll(f, "_", " ")
+				}
+				fields = append(fields, strings.ToLower(name))
+			}
+			hv.Matched = append(hv.Matched, matchView{Word: m.Word, Via: m.Via, Fields: strings.Join(fields, ", ")})
 		}
 		out = append(out, hv)
 	}

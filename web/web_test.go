@@ -639,8 +639,8 @@ func TestSearchPageStrictAndBounded(t *testing.T) {
 		}
 	}
 	w := get(t, h, "GET", "/search?q="+url.QueryEscape(`"q x z k"`), nil)
-	if w.Code != 200 || !strings.Contains(w.Body.String(), "no typo-tolerant retry was run") {
-		t.Errorf("degraded query: %d, notice missing", w.Code)
+	if w.Code != 200 || !strings.Contains(w.Body.String(), "No case holds") {
+		t.Errorf("degraded query: %d, the words that matched nothing are not named", w.Code)
 	}
 	w = get(t, h, "GET", "/search?q="+strings.Repeat("abcdefghijklmnopqrstuvwxyz", 30), nil)
 	if w.Code != 200 {

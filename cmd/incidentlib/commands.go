@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"runtime/debug"
+
+	"incidentlib/relevance"
 )
 
 // moreCommands maps the subcommands that need the engine or a protocol.
@@ -17,6 +20,13 @@ func (m *Main) moreCommands() map[string]func(context.Context, []string) int {
 		"import":  m.runImport,
 		"user":    m.runUser,
 		"token":   m.runToken,
+		"bench": func(ctx context.Context, args []string) int {
+			if len(args) > 0 && args[0] == "relevance" {
+				return relevance.Main(ctx, args[1:], m.Stdout, m.Stderr)
+			}
+			fmt.Fprintln(m.Stderr, "usage: incidentlib bench relevance [-v]\n\nThe speed benchmarks and the load harness are in the benchmark module:\n  go run -C benchmark ./cmd/incidentlib-bench search|load ...")
+			return exitUsage
+		},
 	}
 }
 

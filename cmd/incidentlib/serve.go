@@ -255,7 +255,7 @@ func (m *Main) runMCP(ctx context.Context, args []string) int {
 	cf.register(fs)
 	storeFlag(fs, &store)
 	fs.StringVar(&dataDir, "data", "", "directory for the search index (default: the user cache directory; \"-\" keeps it in memory)")
-	fs.StringVar(&baseURL, "base-url", "http://127.0.0.1:8080", "URL of the web pages, for the case links in answers")
+	fs.StringVar(&baseURL, "base-url", "", "public URL of the library's web pages (as given to serve), for case links in answers; without it answers give case IDs and source URLs, never a link to a page that may not be served")
 	fs.StringVar(&logLevel, "log-level", "warn", "debug, info, warn or error (logs go to standard error)")
 	fs.StringVar(&logFormat, "log-format", "text", "text or json")
 	if code, ok := parseFlags(fs, args); !ok {

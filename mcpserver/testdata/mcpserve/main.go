@@ -22,7 +22,7 @@ import (
 
 func main() {
 	addr := flag.String("http", "", "listen address for Streamable HTTP at /mcp; empty serves stdio")
-	base := flag.String("base-url", mcpserver.DefaultBaseURL, "absolute URL of the web pages")
+	base := flag.String("base-url", "http://127.0.0.1:8080", "absolute URL of the web pages (empty: answers give IDs and source URLs only)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	if err := run(*addr, *base, log); err != nil {

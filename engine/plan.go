@@ -1,0 +1,587 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"incidentlib"
+)
+
+// Bounds of the query plan, so that a question costs a bounded number of
+// posting-list walks however it is worded: at most maxClauses words, plus
+// these expansions.
+const (
+	maxSynonymMatchers = 24 // other expressions of recognised synonyms
+	maxTermMatchers    = 8  // recognised vocabulary terms
+	maxFuzzyWords      = 8  // unknown words given a typo fallback
+	maxFuzzyCandidates = 3  // spellings tried per unknown word
+	fewResults         = 10 // below this many cases matching every word, partial matches follow
+	suggestBelow       = 3  // below this many results, every word gets suggestions
+	maxSuggestions     = 8  // words given suggestions in one result
+)
+
+// Weights of the ways a case can match a clause, relative to the word as
+// typed.
+const (
+	synonymWeight = 0.9
+	fuzzyWeight   = 0.7
+	termWeight    = 0.5 // of the best text score of the clauses the term covers
+)
+
+type matcherKind int
+
+const (
+	matchTyped matcherKind = iota
+	matchSynonym
+	matchFuzzy
+	matchTerm
+	matchYear
+)
+
+// matcher is one posting-list walk of a plan: a clause's own words, or an
+// expansion that stands in for the clauses in span.
+type matcher struct {
+	kind   matcherKind
+	span   uint32
+	q      query.Query       // nil for a term matcher
+	term   *incidentlib.Term // matchTerm only
+	year   int               // matchYear only
+	seqs   [][]string        // analyzed token runs it looks for (not for terms)
+	via    string            // the synonym, spelling or term name shown in "why it matched"
+	weight float64
+}
+
+// planClause is a meaningful clause of the query.
+type planClause struct {
+	display string
+	word    string // the single word, for typo fallback and suggestions; "" for phrases and ORs
+	seqs    [][]string
+	covered int // cases in the result pool covering it, after the walk
+}
+
+// plan is how a query's text is run.
+type plan struct {
+	clauses  []planClause
+	matchers []matcher
+	exclude  []query.Query
+	terms    []incidentlib.Term // recognised vocabulary terms
+	fuzzy    map[int][]string   // clause → candidate stems tried
+	// notice says why the typo fallback was not tried for a word, when a
+	// bound of the cost model kept it from running.
+	notice string
+}
+
+// anyField matches mk's query in any text field, with the fields' boosts.
+func anyField(mk func(field string) query.Query) query.Query {
+	var alts []query.Query
+	for _, f := range textFields {
+		q := mk(f.name)
+		q.(query.BoostableQuery).SetBoost(f.boost)
+		alts = append(alts, q)
+	}
+	return query.NewDisjunctionQuery(alts)
+}
+
+func itemQuery(it item) query.Query {
+	return anyField(func(field string) query.Query {
+		if it.phrase {
+			m := query.NewMatchPhraseQuery(it.text)
+			m.SetField(field)
+			return m
+		}
+		m := query.NewMatchQuery(it.text)
+		m.SetField(field)
+		m.SetOperator(query.MatchQueryOperatorAnd)
+		return m
+	})
+}
+
+func termQuery(stem string) query.Query {
+	return anyField(func(field string) query.Query {
+		t := query.NewTermQuery(stem)
+		t.SetField(field)
+		return t
+	})
+}
+
+// newPlan turns parsed text into a plan. r answers whether the corpus knows
+// a word and which spellings are near it.
+func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
+	a := e.analyzer()
+	pl := &plan{fuzzy: map[int][]string{}}
+	var stream []streamToken
+	seen := map[string]bool{}
+	for _, c := range p.clauses {
+		var alts []item
+		var seqs [][]string
+		question := true
+		for _, it := range c.alts {
+			ts := analyzedTerms(a, it.text)
+			if len(ts) == 0 {
+				continue
+			}
+			for _, t := range ts {
+				if !e.lex.question[t] {
+					question = false
+				}
+			}
+			alts = append(alts, it)
+			seqs = append(seqs, ts)
+		}
+		if len(alts) == 0 {
+			continue
+		}
+		if question && len(alts) == 1 && !alts[0].phrase {
+			stream = append(stream, streamToken{term: seqs[0][0], clause: -1})
+			continue
+		}
+		key := strings.Join(flatten(seqs), " ")
+		if seen[key] || len(pl.clauses) == maxClauses {
+			continue
+		}
+		seen[key] = true
+		ci := len(pl.clauses)
+		pc := planClause{display: clause{alts: alts}.display(), seqs: seqs}
+		if len(alts) == 1 && !alts[0].phrase && len(seqs[0]) == 1 {
+			pc.word = alts[0].text
+		}
+		pl.clauses = append(pl.clauses, pc)
+		var alt query.Query
+		if len(alts) == 1 {
+			alt = itemQuery(alts[0])
+		} else {
+			qs := make([]query.Query, len(alts))
+			for i, it := range alts {
+				qs[i] = itemQuery(it)
+			}
+			alt = query.NewDisjunctionQuery(qs)
+		}
+		pl.matchers = append(pl.matchers, matcher{kind: matchTyped, span: 1 << uint(ci), q: alt, seqs: seqs, weight: 1})
+		if len(alts) == 1 {
+			for _, t := range seqs[0] {
+				stream = append(stream, streamToken{term: t, clause: ci})
+			}
+		} else {
+			stream = append(stream, streamToken{term: "\x00", clause: -1}) // an OR breaks a run
+		}
+	}
+	for _, it := range p.exclude {
+		if len(analyzedTerms(a, it.text)) > 0 {
+			pl.exclude = append(pl.exclude, itemQuery(it))
+		}
+	}
+
+	// Vocabulary terms and synonyms named in the query.
+	covered := uint32(0)
+	nSyn := 0
+	synSeen := map[string]bool{}
+	termSpan := map[string]int{} // facet/slug → matcher index
+	for _, f := range e.lex.find(stream) {
+		if f.expr.term != nil {
+			key := string(f.expr.term.Facet) + "/" + f.expr.term.Slug
+			if i, ok := termSpan[key]; ok {
+				pl.matchers[i].span |= f.span
+				covered |= f.span
+				continue
+			}
+			if len(pl.terms) == maxTermMatchers {
+				continue
+			}
+			termSpan[key] = len(pl.matchers)
+			pl.terms = append(pl.terms, *f.expr.term)
+			pl.matchers = append(pl.matchers, matcher{kind: matchTerm, span: f.span, term: f.expr.term, via: f.expr.term.Name, weight: termWeight})
+			covered |= f.span
+			continue
+		}
+		for _, other := range e.lex.sets[f.expr.synonyms] {
+			key := strings.Join(other.tokens, " ")
+			if equalTokens(other.tokens, f.expr.tokens) || len(other.tokens) == 0 || synSeen[key] || nSyn == maxSynonymMatchers {
+				continue
+			}
+			synSeen[key] = true
+			nSyn++
+			var q query.Query
+			if len(other.tokens) == 1 {
+				q = termQuery(other.tokens[0])
+			} else {
+				q = itemQuery(item{text: other.text, phrase: true})
+			}
+			pl.matchers = append(pl.matchers, matcher{kind: matchSynonym, span: f.span, q: q, seqs: [][]string{other.tokens}, via: other.text, weight: synonymWeight})
+			covered |= f.span
+		}
+	}
+
+	// Typo fallback, only for single words the corpus does not know and no
+	// synonym or term stands in for.
+	nFuzzy := 0
+	for ci, pc := range pl.clauses {
+		if pc.word == "" || covered&(1<<uint(ci)) != 0 || nFuzzy == maxFuzzyWords {
+			continue
+		}
+		stem := pc.seqs[0][0]
+		d := fuzziness(pc.word)
+		if d == 0 || hasDigit(pc.word) || known(r, stem) {
+			continue
+		}
+		if utf8.RuneCountInString(pc.word) > maxFuzzyRunes {
+			// A very long word's typo automaton is over the index
+			// library's limit: it is matched as typed, and the result
+			// says so.
+			pl.notice = "No near spellings were tried for a word longer than " + itoa(maxFuzzyRunes) + " letters."
+			continue
+		}
+		cands := nearSpellings(r, stem, d)
+		if len(cands) == 0 {
+			continue
+		}
+		nFuzzy++
+		pl.fuzzy[ci] = cands
+		for _, c := range cands {
+			pl.matchers = append(pl.matchers, matcher{kind: matchFuzzy, span: 1 << uint(ci), q: termQuery(c), seqs: [][]string{{c}}, via: c, weight: fuzzyWeight})
+		}
+	}
+	// A year ("github 2018") matches the cases that started in it.
+	for ci, pc := range pl.clauses {
+		if y, ok := yearOf(pc.word); ok && e.facets.minYear <= y && y <= e.facets.maxYear {
+			pl.matchers = append(pl.matchers, matcher{kind: matchYear, span: 1 << uint(ci), year: y, via: "started in " + pc.word, weight: termWeight})
+		}
+	}
+	return pl, nil
+}
+
+func flatten(seqs [][]string) []string {
+	var out []string
+	for _, s := range seqs {
+		out = append(out, s...)
+	}
+	return out
+}
+
+// known reports whether any text field holds the analyzed term.
+func known(r index.IndexReader, stem string) bool {
+	for _, f := range textFields {
+		tfr, err := r.TermFieldReader(context.Background(), []byte(stem), f.name, false, false, false)
+		if err != nil {
+			continue
+		}
+		n := tfr.Count()
+		tfr.Close()
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// nearSpellings returns up to maxFuzzyCandidates indexed terms within d
+// edits of stem, the most common first.
+func nearSpellings(r index.IndexReader, stem string, d int) []string {
+	fz, ok := r.(index.IndexReaderFuzzy)
+	if !ok {
+		return nil
+	}
+	type cand struct {
+		term  string
+		count uint64
+		dist  uint8
+	}
+	best := map[string]cand{}
+	for _, f := range textFields {
+		dict, err := fz.FieldDictFuzzy(f.name, stem, d, "")
+		if err != nil {
+			continue
+		}
+		for n := 0; n < 10000; n++ { // a fuzzy dictionary walk is bounded too
+			de, err := dict.Next()
+			if err != nil || de == nil {
+				break
+			}
+			c := best[de.Term]
+			c.term, c.count, c.dist = de.Term, c.count+de.Count, de.EditDistance
+			best[de.Term] = c
+		}
+		dict.Close()
+	}
+	list := make([]cand, 0, len(best))
+	for _, c := range best {
+		list = append(list, c)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].dist != list[j].dist {
+			return list[i].dist < list[j].dist
+		}
+		if list[i].count != list[j].count {
+			return list[i].count > list[j].count
+		}
+		return list[i].term < list[j].term
+	})
+	var out []string
+	for _, c := range list {
+		if len(out) == maxFuzzyCandidates {
+			break
+		}
+		out = append(out, c.term)
+	}
+	return out
+}
+
+// walk runs one Bleve query and calls fn for every matching case that
+// passes allowed, with its score.
+func (e *Engine) walk(ctx context.Context, r index.IndexReader, q query.Query, allowed bitset, fn func(ci int, score float64)) error {
+	ctx = context.WithValue(ctx, search.GetScoringModelCallbackKey,
+		search.GetScoringModelCallbackFn(func() string { return index.BM25Scoring }))
+	s, err := q.Searcher(ctx, r, e.idx.Mapping(), search.SearcherOptions{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0), IndexReader: r}
+	for n := 0; ; n++ {
+		if n&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		dm, err := s.Next(sctx)
+		if err != nil {
+			return err
+		}
+		if dm == nil {
+			return nil
+		}
+		num := binary.BigEndian.Uint64(dm.IndexInternalID)
+		if num < uint64(len(e.docNum)) {
+			if ci := int(e.docNum[num]); ci >= 0 && (allowed == nil || allowed.has(ci)) {
+				fn(ci, dm.Score)
+			}
+		}
+		sctx.DocumentMatchPool.Put(dm)
+	}
+}
+
+// runPlan walks every matcher of the plan and returns the result set in
+// no particular order with each case's score. Cases that match every
+// clause rank first; below fewResults of them, cases matching enough of
+// the meaningful clauses follow, ranked by score weighted by how much of
+// the query (by rarity of its words) they cover.
+// The buffers it returns hold the set; give them back with releaseMatches.
+func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, allowed bitset) (buf *matchBuffers, complete int, partial bool, err error) {
+	buf = e.matchBuffers()
+	set, score, mask := buf.set[:0], buf.score, buf.mask
+	release := func() {
+		buf.set = set
+		e.releaseMatches(buf)
+	}
+	maxTyped := make([]float64, len(pl.clauses))
+	for mi := range pl.matchers {
+		m := &pl.matchers[mi]
+		if m.kind == matchTerm || m.kind == matchYear {
+			continue
+		}
+		ci := -1
+		if m.kind == matchTyped {
+			ci = bits.TrailingZeros32(m.span)
+		}
+		err := e.walk(ctx, r, m.q, allowed, func(c int, s float64) {
+			if mask[c] == 0 {
+				set = append(set, c)
+			}
+			mask[c] |= m.span
+			score[c] += m.weight * s
+			if ci >= 0 && s > maxTyped[ci] {
+				maxTyped[ci] = s
+			}
+		})
+		if err != nil {
+			release()
+			return nil, 0, false, err
+		}
+	}
+	// A term's tagged cases count as matching the clauses that name it,
+	// scored as a share of the best text match of those clauses.
+	fallback := 0.0
+	for _, s := range maxTyped {
+		fallback = max(fallback, s)
+	}
+	if fallback == 0 {
+		fallback = 1
+	}
+	for mi := range pl.matchers {
+		m := &pl.matchers[mi]
+		if m.kind != matchTerm && m.kind != matchYear {
+			continue
+		}
+		boost := 0.0
+		for ci := range pl.clauses {
+			if m.span&(1<<uint(ci)) != 0 {
+				boost += max(maxTyped[ci], fallback/2)
+			}
+		}
+		boost *= m.weight
+		var cases []int
+		if m.kind == matchTerm {
+			cases = e.facets.tagged(m.term)
+		} else {
+			cases = e.facets.startedIn(m.year)
+		}
+		for _, c := range cases {
+			if allowed != nil && !allowed.has(c) {
+				continue
+			}
+			if mask[c] == 0 {
+				set = append(set, c)
+			}
+			mask[c] |= m.span
+			score[c] += boost
+		}
+	}
+	if len(pl.exclude) > 0 {
+		out := newBitset(len(e.cases))
+		for _, q := range pl.exclude {
+			if err := e.walk(ctx, r, q, allowed, func(c int, _ float64) { out.set(c) }); err != nil {
+				release()
+				return nil, 0, false, err
+			}
+		}
+		kept := set[:0]
+		for _, c := range set {
+			if out.has(c) {
+				score[c], mask[c] = 0, 0
+				continue
+			}
+			kept = append(kept, c)
+		}
+		set = kept
+	}
+
+	// How many cases cover each clause, and which clauses count.
+	var req uint32
+	for _, c := range set {
+		for m := mask[c]; m != 0; m &= m - 1 {
+			pl.clauses[bits.TrailingZeros32(m)].covered++
+		}
+	}
+	idf := make([]float64, len(pl.clauses))
+	total := 0.0
+	for ci, pc := range pl.clauses {
+		if pc.covered > 0 {
+			req |= 1 << uint(ci)
+			idf[ci] = math.Log(1 + float64(len(e.cases))/float64(pc.covered))
+			total += idf[ci]
+		}
+	}
+	all := 0
+	for _, c := range set {
+		if mask[c]&req == req {
+			all++
+		}
+	}
+	need := bits.OnesCount32(req)
+	if all < fewResults && need > 1 {
+		need = minShouldMatch(need)
+	}
+	kept := set[:0]
+	best := 0.0
+	for _, c := range set {
+		got := mask[c] & req
+		if bits.OnesCount32(got) < need {
+			score[c], mask[c] = 0, 0
+			continue
+		}
+		if got != req {
+			cov := 0.0
+			for m := got; m != 0; m &= m - 1 {
+				cov += idf[bits.TrailingZeros32(m)]
+			}
+			cov /= total
+			score[c] *= cov * cov
+			best = max(best, score[c])
+			partial = true
+		}
+		kept = append(kept, c)
+	}
+	set = kept
+	if partial {
+		// Every case matching all clauses ranks above every partial one.
+		for _, c := range set {
+			if mask[c]&req == req {
+				score[c] += best
+			}
+		}
+	}
+	buf.set = set
+	return buf, all, partial, nil
+}
+
+// minShouldMatch is how many of n meaningful clauses a case must match
+// when too few match them all: one of a two-word query, half of a short
+// one, a third of a long one (a pasted paragraph holds many words no case
+// shares). Partial matches rank below full ones and by how much of the
+// query they cover, so leniency here costs little at the top.
+func minShouldMatch(n int) int {
+	switch {
+	case n <= 2:
+		return 1
+	case n <= 6:
+		return (n + 1) / 2
+	}
+	return max(3, (n+2)/3)
+}
+
+// tagged lists the cases tagged with a term.
+func (fi *facetIndex) tagged(t *incidentlib.Term) []int {
+	d := dimOf(t.Facet)
+	if d < 0 {
+		return nil
+	}
+	no, ok := fi.dims[d].no[t.Slug]
+	if !ok {
+		return nil
+	}
+	var out []int
+	for w, word := range fi.dims[d].postings[no] {
+		for ; word != 0; word &= word - 1 {
+			out = append(out, w*64+bits.TrailingZeros64(word))
+		}
+	}
+	return out
+}
+
+// startedIn lists the cases that started in year y.
+func (fi *facetIndex) startedIn(y int) []int {
+	var out []int
+	for c, cy := range fi.caseYear {
+		if int(cy) == y {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// yearOf reads a four-digit year.
+func yearOf(w string) (int, bool) {
+	if len(w) != 4 {
+		return 0, false
+	}
+	y := 0
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+		y = y*10 + int(r-'0')
+	}
+	return y, y >= 1900
+}
+
+// hasDigit reports whether a word holds a digit: numbers, versions and
+// error codes are never typos of a word.
+func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }

@@ -1,0 +1,278 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"slices"
+	"sort"
+	"strings"
+
+	"incidentlib"
+)
+
+// snippetTerms are the analyzed terms snippets mark: the query's own words
+// and the synonyms and spellings that stood in for them.
+func (pl *plan) snippetTerms() []string {
+	var out []string
+	for _, m := range pl.matchers {
+		for _, s := range m.seqs {
+			out = append(out, s...)
+		}
+	}
+	return out
+}
+
+// spanDisplay names the clauses of a span as the query wrote them.
+func (pl *plan) spanDisplay(span uint32) string {
+	var parts []string
+	for ci, c := range pl.clauses {
+		if span&(1<<uint(ci)) != 0 {
+			parts = append(parts, c.display)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// why says how a hit matched the plan: every matcher that holds for it,
+// with the fields it was found in, and the recognised terms it is tagged
+// with. It analyzes only the case's own text, for the hits of one page.
+func (e *Engine) why(c *incidentlib.Case, pl *plan, analyzed []analyzedField) ([]incidentlib.Match, []incidentlib.Term) {
+	type field struct {
+		name   string
+		tokens []string
+	}
+	var fields []field
+	for _, f := range analyzed {
+		if len(f.tokens) == 0 {
+			continue
+		}
+		ts := make([]string, len(f.tokens))
+		for i, tok := range f.tokens {
+			ts[i] = string(tok.Term)
+		}
+		fields = append(fields, field{f.field, ts})
+	}
+	var out []incidentlib.Match
+	var terms []incidentlib.Term
+	for _, m := range pl.matchers {
+		if m.kind == matchYear {
+			if c.Year() == m.year {
+				out = append(out, incidentlib.Match{Word: pl.spanDisplay(m.span), Via: m.via, Fields: []string{"started"}})
+			}
+			continue
+		}
+		if m.kind == matchTerm {
+			if slices.Contains(termsOf(c, m.term.Facet), m.term.Slug) {
+				terms = append(terms, *m.term)
+				out = append(out, incidentlib.Match{Word: pl.spanDisplay(m.span), Via: m.term.Name, Fields: []string{string(m.term.Facet)}})
+			}
+			continue
+		}
+		var in []string
+		for _, f := range fields {
+			if slices.Contains(in, f.name) {
+				continue
+			}
+			for _, s := range m.seqs {
+				if containsRun(f.tokens, s) {
+					in = append(in, f.name)
+					break
+				}
+			}
+		}
+		if len(in) == 0 {
+			continue
+		}
+		mt := incidentlib.Match{Word: pl.spanDisplay(m.span), Fields: in}
+		switch m.kind {
+		case matchSynonym:
+			mt.Via = m.via
+		case matchFuzzy:
+			mt.Via = e.surfaceForm(m.via)
+		}
+		out = append(out, mt)
+	}
+	return out, terms
+}
+
+// containsRun reports whether run occurs in tokens, in order and adjacent.
+func containsRun(tokens, run []string) bool {
+	if len(run) == 0 {
+		return false
+	}
+outer:
+	for i := 0; i+len(run) <= len(tokens); i++ {
+		for k, t := range run {
+			if tokens[i+k] != t {
+				continue outer
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// surfaceForm turns an indexed stem ("databas") back into a word a case
+// writes ("database"), by reading one case that holds it.
+func (e *Engine) surfaceForm(stem string) string {
+	r, err := e.reader()
+	if err != nil {
+		return stem
+	}
+	defer r.Close()
+	a := e.analyzer()
+	for _, f := range textFields {
+		tfr, err := r.TermFieldReader(context.Background(), []byte(stem), f.name, false, false, false)
+		if err != nil {
+			continue
+		}
+		d, err := tfr.Next(nil)
+		tfr.Close()
+		if err != nil || d == nil {
+			continue
+		}
+		num := binary.BigEndian.Uint64(d.ID)
+		if num >= uint64(len(e.docNum)) || e.docNum[num] < 0 {
+			continue
+		}
+		c := e.cases[e.docNum[num]]
+		texts := append([]fieldText{{"title", c.Title}, {"company", c.Company}, {"summary", c.Summary}}, bodyTexts(c)...)
+		for _, ft := range texts {
+			for _, tok := range a.Analyze([]byte(ft.text)) {
+				if string(tok.Term) == stem {
+					return strings.ToLower(ft.text[tok.Start:tok.End])
+				}
+			}
+		}
+	}
+	return stem
+}
+
+// describe fills in what a result says about its query: the recognised
+// terms with their counts, the words that matched nothing, whether a typo
+// fallback was used, and suggestions when results are few.
+func (e *Engine) describe(pl *plan, res *incidentlib.SearchResult) {
+	for _, t := range pl.terms {
+		fc := incidentlib.FacetCount{Term: t}
+		for _, c := range res.Facets[t.Facet] {
+			if c.Term.Slug == t.Slug {
+				fc.Count = c.Count
+			}
+		}
+		res.Terms = append(res.Terms, fc)
+	}
+	for ci, pc := range pl.clauses {
+		if pc.covered == 0 {
+			res.Unmatched = append(res.Unmatched, pc.display)
+		} else if len(pl.fuzzy[ci]) > 0 {
+			res.Fuzzy = true
+		}
+	}
+	for ci, pc := range pl.clauses {
+		if pc.word == "" || len(res.Suggestions) == maxSuggestions {
+			continue
+		}
+		_, fuzzed := pl.fuzzy[ci]
+		if pc.covered > 0 && !fuzzed && res.Total >= suggestBelow {
+			continue
+		}
+		s := incidentlib.Suggestion{Word: pc.word}
+		for _, stem := range pl.fuzzy[ci] {
+			if w := e.surfaceForm(stem); !slices.Contains(s.Spellings, w) {
+				s.Spellings = append(s.Spellings, w)
+			}
+		}
+		s.Terms = e.nearTerms(pc.word, pc.seqs[0][0], pl)
+		if len(s.Spellings) > 0 || len(s.Terms) > 0 {
+			res.Suggestions = append(res.Suggestions, s)
+		}
+	}
+}
+
+// nearTerms returns up to three vocabulary terms whose name, slug or alias
+// holds the word, or failing that is spelled like it; terms the query
+// already names are left out.
+func (e *Engine) nearTerms(word, stem string, pl *plan) []incidentlib.Term {
+	recognised := func(t incidentlib.Term) bool {
+		for _, r := range pl.terms {
+			if r.Facet == t.Facet && r.Slug == t.Slug {
+				return true
+			}
+		}
+		return false
+	}
+	var holding []incidentlib.Term
+	for i, t := range e.lex.terms {
+		if !recognised(t) && e.lex.termTokens[i][stem] {
+			holding = append(holding, t)
+		}
+	}
+	if len(holding) == 0 {
+		var names []string
+		byName := map[string]incidentlib.Term{}
+		for _, t := range e.lex.terms {
+			if recognised(t) {
+				continue
+			}
+			for _, n := range append([]string{t.Name}, t.Aliases...) {
+				names = append(names, n)
+				if _, ok := byName[n]; !ok {
+					byName[n] = t
+				}
+			}
+		}
+		if n, ok := incidentlib.Nearest(word, names); ok {
+			holding = append(holding, byName[n])
+		}
+	}
+	sort.SliceStable(holding, func(i, j int) bool {
+		return e.facets.dims[dimOf(holding[i].Facet)].df[e.facets.dims[dimOf(holding[i].Facet)].no[holding[i].Slug]] >
+			e.facets.dims[dimOf(holding[j].Facet)].df[e.facets.dims[dimOf(holding[j].Facet)].no[holding[j].Slug]]
+	})
+	if len(holding) > 3 {
+		holding = holding[:3]
+	}
+	return holding
+}
+
+// analyzeHit analyzes a hit's fields in reading order until every clause
+// the case matched through its text has been found and two fields beyond
+// the title hold a match (enough for the snippets). A page of hits costs
+// a bounded amount of analysis whatever the cases' length.
+func (e *Engine) analyzeHit(c *incidentlib.Case, pl *plan, prefixes []string, matched uint32) []analyzedField {
+	a := e.analyzer()
+	var textSpan uint32
+	for _, m := range pl.matchers {
+		if len(m.seqs) > 0 {
+			textSpan |= m.span
+		}
+	}
+	need := matched & textSpan
+	var found uint32
+	excerpts := 0
+	var out []analyzedField
+	for _, f := range caseFields(c) {
+		af := analyzedField{field: f.field, text: f.text}
+		if (found&need != need || excerpts < maxSnippets) && f.text != "" && mayHold(f.text, prefixes) {
+			af.tokens = a.Analyze([]byte(f.text))
+			ts := make([]string, len(af.tokens))
+			for i, tok := range af.tokens {
+				ts[i] = string(tok.Term)
+			}
+			var here uint32
+			for _, m := range pl.matchers {
+				for _, seq := range m.seqs {
+					if here&m.span != m.span && containsRun(ts, seq) {
+						here |= m.span
+					}
+				}
+			}
+			found |= here
+			if here != 0 && f.field != "title" && f.field != "company" {
+				excerpts++
+			}
+		}
+		out = append(out, af)
+	}
+	return out
+}

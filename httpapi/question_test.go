@@ -1,0 +1,71 @@
+package httpapi
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"incidentlib/engine/enginetest"
+)
+
+func TestIssueQueriesFindTheirCaseInTheTop3(t *testing.T) {
+	ta := newAPI(t, Config{BaseURL: "http://127.0.0.1:8080"})
+	for _, q := range enginetest.IssueQueries {
+		list, _ := getJSON[CaseList](t, ta, "/api/v1/cases?q="+url.QueryEscape(q.Text))
+		var got []string
+		for _, it := range list.Items {
+			got = append(got, it.Case.ID)
+		}
+		if i := slices.Index(got, q.Want); i < 0 || i > 2 {
+			t.Errorf("%q: %s not in the top 3 of %v", q.Text, q.Want, got)
+		}
+	}
+}
+
+func TestSearchSaysWhatTheQueryMeant(t *testing.T) {
+	ta := newAPI(t, Config{BaseURL: "http://127.0.0.1:8080"})
+	list, _ := getJSON[CaseList](t, ta, "/api/v1/cases?q=retry+amplification&per_page=5")
+	if len(list.Terms) != 1 || list.Terms[0].Slug != "retry-amplification" || list.Terms[0].Count < 11 {
+		t.Fatalf("terms %+v, want retry-amplification with its 11 cases", list.Terms)
+	}
+	f, err := url.Parse(list.Terms[0].Filter)
+	if err != nil || f.Query().Get("contributing_factor") != "retry-amplification" || f.Query().Get("q") != "retry amplification" {
+		t.Errorf("filter link %q does not narrow this search to the term", list.Terms[0].Filter)
+	}
+	narrowed, _ := getJSON[CaseList](t, ta, strings.TrimPrefix(list.Terms[0].Filter, "http://127.0.0.1:8080"))
+	if narrowed.Total != list.Terms[0].Count {
+		t.Errorf("the filter link gives %d cases, the term count says %d", narrowed.Total, list.Terms[0].Count)
+	}
+	hit := list.Items[0]
+	if len(hit.Matched) == 0 || len(hit.Terms) == 0 || len(hit.Matched[0].Fields) == 0 {
+		t.Errorf("first hit: matched %+v terms %+v; want reasons with fields and the term", hit.Matched, hit.Terms)
+	}
+
+	list, _ = getJSON[CaseList](t, ta, "/api/v1/cases?q=qwxzv+retries")
+	if !slices.Contains(list.Unmatched, "qwxzv") {
+		t.Errorf("unmatched %v, want qwxzv", list.Unmatched)
+	}
+	list, _ = getJSON[CaseList](t, ta, "/api/v1/cases?q=databse")
+	if !list.Fuzzy || len(list.Suggestions) == 0 || !slices.Contains(list.Suggestions[0].Spellings, "database") {
+		t.Errorf("databse: fuzzy %v suggestions %+v", list.Fuzzy, list.Suggestions)
+	}
+	list, _ = getJSON[CaseList](t, ta, "/api/v1/cases?q=hedged+retries+zookeeper+bgp")
+	if !list.Partial || list.Complete >= list.Total {
+		t.Errorf("partial %v complete %d total %d; want a partial result", list.Partial, list.Complete, list.Total)
+	}
+}
+
+func TestCaseIDsAreNormalised(t *testing.T) {
+	ta := newAPI(t, Config{BaseURL: "http://127.0.0.1:8080"})
+	for _, id := range []string{"il-561", "IL-561", "561", "IL-0561"} {
+		c, _ := getJSON[Case](t, ta, "/api/v1/cases/"+id)
+		if c.ID != "IL-0561" {
+			t.Errorf("/api/v1/cases/%s gave %s", id, c.ID)
+		}
+		s, _ := getJSON[SimilarCases](t, ta, "/api/v1/cases/"+id+"/similar")
+		if s.Case.ID != "IL-0561" {
+			t.Errorf("/api/v1/cases/%s/similar is about %s", id, s.Case.ID)
+		}
+	}
+}

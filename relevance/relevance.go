@@ -1,0 +1,184 @@
+// Package relevance scores search against the judged relevance set: queries
+// written the way engineers and agents ask, each with the cases that must
+// appear in the top 3 or the top 10. A random third of the set, chosen by
+// the seed the set records, is held out: ranking is tuned on the rest and
+// judged on both.
+package relevance
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"go.yaml.in/yaml/v3"
+
+	"incidentlib"
+)
+
+//go:embed judged.yaml
+var judgedYAML []byte
+
+// Query is one judged query.
+type Query struct {
+	Text  string   `yaml:"q"`
+	Kind  string   `yaml:"kind"`
+	Top3  []string `yaml:"top3"`  // cases that must rank in the top 3
+	Top10 []string `yaml:"top10"` // cases that must rank in the top 10
+}
+
+// Set is the judged set.
+type Set struct {
+	Seed    uint64  `yaml:"seed"`
+	Queries []Query `yaml:"queries"`
+}
+
+// Load reads the judged set shipped with the package.
+func Load() (*Set, error) {
+	var s Set
+	dec := yaml.NewDecoder(bytes.NewReader(judgedYAML))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("judged set: %w", err)
+	}
+	for i, q := range s.Queries {
+		if q.Text == "" || len(q.Top3)+len(q.Top10) == 0 {
+			return nil, fmt.Errorf("judged set: query %d (%q) needs text and at least one judged case", i+1, q.Text)
+		}
+	}
+	return &s, nil
+}
+
+// Split returns the tuning part and the held-out part: a random third,
+// drawn with the set's seed, so it is the same third on every run.
+func (s *Set) Split() (tune, held []Query) {
+	r := rand.New(rand.NewPCG(s.Seed, s.Seed))
+	perm := r.Perm(len(s.Queries))
+	heldOut := map[int]bool{}
+	for _, i := range perm[:len(s.Queries)/3] {
+		heldOut[i] = true
+	}
+	for i, q := range s.Queries {
+		if heldOut[i] {
+			held = append(held, q)
+		} else {
+			tune = append(tune, q)
+		}
+	}
+	return tune, held
+}
+
+// Result is how one query fared.
+type Result struct {
+	Query
+	Got    []string // the top 10, in order
+	RR     float64  // 1 / rank of the first judged case; 0 when none is in the top 10
+	Recall float64  // share of the judged cases in the top 10
+	NDCG   float64
+	Top3OK bool // every top-3 case is in the top 3
+}
+
+// Scores summarises a part of the set.
+type Scores struct {
+	Queries    int
+	RecallAt10 float64
+	MRR        float64
+	NDCGAt10   float64
+	Found      int // queries with a judged case in the top 10
+	Top3OK     int // queries whose top-3 cases all rank in the top 3 (of those that have any)
+	Top3Judged int
+}
+
+// Evaluate runs every query against lib and scores it.
+func Evaluate(ctx context.Context, lib incidentlib.Library, qs []Query) (Scores, []Result, error) {
+	var sc Scores
+	var out []Result
+	for _, q := range qs {
+		res, err := lib.SearchCases(ctx, incidentlib.Query{Text: q.Text, PerPage: 10})
+		if err != nil {
+			return sc, nil, fmt.Errorf("%q: %w", q.Text, err)
+		}
+		r := Result{Query: q}
+		for _, h := range res.Hits {
+			r.Got = append(r.Got, h.Case.ID)
+		}
+		score(&r)
+		out = append(out, r)
+		sc.Queries++
+		sc.RecallAt10 += r.Recall
+		sc.MRR += r.RR
+		sc.NDCGAt10 += r.NDCG
+		if r.RR > 0 {
+			sc.Found++
+		}
+		if len(q.Top3) > 0 {
+			sc.Top3Judged++
+			if r.Top3OK {
+				sc.Top3OK++
+			}
+		}
+	}
+	if sc.Queries > 0 {
+		n := float64(sc.Queries)
+		sc.RecallAt10 /= n
+		sc.MRR /= n
+		sc.NDCGAt10 /= n
+	}
+	return sc, out, nil
+}
+
+// score fills in a result's metrics. A top-3 case has gain 2, a top-10
+// case gain 1.
+func score(r *Result) {
+	gain := map[string]float64{}
+	for _, id := range r.Top10 {
+		gain[id] = 1
+	}
+	for _, id := range r.Top3 {
+		gain[id] = 2
+	}
+	dcg, found := 0.0, 0
+	for i, id := range r.Got {
+		if g, ok := gain[id]; ok {
+			if r.RR == 0 {
+				r.RR = 1 / float64(i+1)
+			}
+			found++
+			dcg += g / math.Log2(float64(i+2))
+		}
+	}
+	var ideal []float64
+	for range r.Top3 {
+		ideal = append(ideal, 2)
+	}
+	for _, id := range r.Top10 {
+		if gain[id] == 1 {
+			ideal = append(ideal, 1)
+		}
+	}
+	idcg := 0.0
+	for i, g := range ideal {
+		if i == 10 {
+			break
+		}
+		idcg += g / math.Log2(float64(i+2))
+	}
+	if idcg > 0 {
+		r.NDCG = dcg / idcg
+	}
+	r.Recall = float64(found) / float64(len(gain))
+	r.Top3OK = true
+	for _, id := range r.Top3 {
+		rank := -1
+		for i, g := range r.Got {
+			if g == id {
+				rank = i
+			}
+		}
+		if rank < 0 || rank >= 3 {
+			r.Top3OK = false
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package relevance_test
+
+import (
+	"context"
+	"testing"
+
+	"incidentlib/engine/enginetest"
+	"incidentlib/relevance"
+)
+
+// The floors recorded in docs/search.md: the scores the shipped corpus
+// reached when ranking was last tuned, rounded down. A change that ranks
+// worse fails here; a change that ranks better should raise them.
+var floors = map[string]struct{ recall, mrr, ndcg float64 }{
+	"tuning":   {0.98, 0.96, 0.95},
+	"held out": {0.99, 0.96, 0.97},
+}
+
+func TestRelevanceFloor(t *testing.T) {
+	e := enginetest.Shipped(t)
+	set, err := relevance.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Queries) < 120 {
+		t.Errorf("the judged set has %d queries; it needs at least 120", len(set.Queries))
+	}
+	tune, held := set.Split()
+	for name, qs := range map[string][]relevance.Query{"tuning": tune, "held out": held} {
+		sc, results, err := relevance.Evaluate(context.Background(), e, qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := floors[name]
+		if sc.RecallAt10 < f.recall || sc.MRR < f.mrr || sc.NDCGAt10 < f.ndcg {
+			t.Errorf("%s: recall@10 %.3f, MRR %.3f, nDCG@10 %.3f; the floor is %.2f, %.2f, %.2f",
+				name, sc.RecallAt10, sc.MRR, sc.NDCGAt10, f.recall, f.mrr, f.ndcg)
+			for _, r := range results {
+				if r.Recall < 1 || !r.Top3OK {
+					t.Logf("  %q: judged top3 %v top10 %v, got %v", r.Text, r.Top3, r.Top10, r.Got)
+				}
+			}
+		}
+		if name == "held out" && sc.Found != sc.Queries {
+			t.Errorf("held out: %d of %d queries find a judged case in the top 10; every one must", sc.Found, sc.Queries)
+		}
+	}
+}
+
+func TestSplitIsStableAndAThird(t *testing.T) {
+	set, err := relevance.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1, h1 := set.Split()
+	t2, h2 := set.Split()
+	if len(h1) != len(set.Queries)/3 || len(t1)+len(h1) != len(set.Queries) {
+		t.Errorf("split %d + %d of %d", len(t1), len(h1), len(set.Queries))
+	}
+	for i := range h1 {
+		if h1[i].Text != h2[i].Text {
+			t.Fatalf("the held-out part changed between runs at %d", i)
+		}
+	}
+	_ = t2
+}
+
+func TestMetrics(t *testing.T) {
+	// A query whose only judged case ranks second: RR 0.5, recall 1.
+	sc, rs, err := relevance.Evaluate(context.Background(), fakeLib{"IL-0002", "IL-0001"}, []relevance.Query{{Text: "x", Top3: []string{"IL-0001"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.MRR != 0.5 || sc.RecallAt10 != 1 || !rs[0].Top3OK || sc.NDCGAt10 >= 1 || sc.NDCGAt10 <= 0.5 {
+		t.Errorf("scores %+v", sc)
+	}
+	sc, _, _ = relevance.Evaluate(context.Background(), fakeLib{"IL-0002"}, []relevance.Query{{Text: "x", Top10: []string{"IL-0001"}}})
+	if sc.MRR != 0 || sc.RecallAt10 != 0 || sc.Found != 0 {
+		t.Errorf("a miss scores %+v", sc)
+	}
+}

@@ -1,0 +1,90 @@
+package web
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"incidentlib/engine/enginetest"
+)
+
+var hitLink = regexp.MustCompile(`<span class="case-id">(IL-[0-9]{4})</span>`)
+
+func shippedHandler(t *testing.T) http.Handler {
+	t.Helper()
+	h, err := New(enginetest.Shipped(t), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestIssueQueriesFindTheirCaseInTheTop3(t *testing.T) {
+	h := shippedHandler(t)
+	for _, q := range enginetest.IssueQueries {
+		w := get(t, h, "GET", "/search?q="+url.QueryEscape(q.Text), nil)
+		if w.Code != http.StatusOK {
+			t.Fatalf("%q: status %d", q.Text, w.Code)
+		}
+		var got []string
+		for _, m := range hitLink.FindAllStringSubmatch(w.Body.String(), 3) {
+			got = append(got, m[1])
+		}
+		found := false
+		for _, id := range got {
+			found = found || id == q.Want
+		}
+		if !found {
+			t.Errorf("%q: %s not in the top 3 of the page: %v", q.Text, q.Want, got)
+		}
+	}
+}
+
+func TestSearchPageOffersRecognisedTermsAndHelp(t *testing.T) {
+	h := shippedHandler(t)
+	body := html.UnescapeString(get(t, h, "GET", "/search?q=retry+amplification", nil).Body.String())
+	want := regexp.MustCompile(`<a href="/search\?contributing_factor=retry-amplification&q=retry\+amplification">Filter by contributing factor: Retry amplification <span class="n">\((\d+)\)</span></a>`)
+	m := want.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no one-click filter for Retry amplification on the page")
+	}
+	if n, _ := strconv.Atoi(m[1]); n < 11 {
+		t.Errorf("the filter counts %s cases; the term has 11", m[1])
+	}
+	if !strings.Contains(body, `<p class="why">Why: <strong>retry amplification</strong> as Retry amplification in contributing factor`) {
+		t.Errorf("no why-it-matched line naming the term")
+	}
+	body = html.UnescapeString(get(t, h, "GET", "/search?q=databse+qwxzv", nil).Body.String())
+	for _, s := range []string{"No case holds: <strong>qwxzv</strong>", `did you mean <a href="/search?q=database+qwxzv">database</a>?`} {
+		if !strings.Contains(body, s) {
+			t.Errorf("the page lacks %q", s)
+		}
+	}
+}
+
+func TestReplaceWord(t *testing.T) {
+	for _, tc := range []struct{ text, word, with, want string }{
+		{"databse lag", "databse", "database", "database lag"},
+		{"Databse lag", "databse", "database", "database lag"},
+		{"subdatabse databse", "databse", "database", "subdatabse database"},
+		{"nothing here", "databse", "database", "nothing here"},
+	} {
+		if got := replaceWord(tc.text, tc.word, tc.with); got != tc.want {
+			t.Errorf("replaceWord(%q, %q) = %q, want %q", tc.text, tc.word, got, tc.want)
+		}
+	}
+}
+
+func TestCasePageRedirectsOtherIDSpellings(t *testing.T) {
+	h := shippedHandler(t)
+	for _, id := range []string{"il-561", "561"} {
+		w := get(t, h, "GET", "/cases/"+id, nil)
+		if w.Code != http.StatusMovedPermanently || w.Header().Get("Location") != "/cases/IL-0561" {
+			t.Errorf("/cases/%s: %d to %q", id, w.Code, w.Header().Get("Location"))
+		}
+	}
+}
