@@ -111,6 +111,19 @@ func TestAPIServer(t *testing.T) {
 		t.Errorf("findings of the live cluster differ from those of the manifests (-files +cluster):\n%s", diff)
 	}
 
+	// Text output for one namespace, as a person runs it: findings for
+	// the namespace's objects, exit 1, progress naming the namespace.
+	text := exec.CommandContext(ctx, kg, "audit", "--cluster", "--kubeconfig", kubeconfig, "-n", testNS)
+	var textOut, textErr bytes.Buffer
+	text.Stdout, text.Stderr = &textOut, &textErr
+	var exit *exec.ExitError
+	if err := text.Run(); !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Errorf("kubegap audit --cluster -n %s: %v (want exit 1)\n%s", testNS, err, textErr.String())
+	}
+	if !strings.Contains(textOut.String(), "KG022") || !strings.Contains(textOut.String(), "cache") || !strings.Contains(textErr.String(), "namespace "+testNS) {
+		t.Errorf("text report or progress lacks the namespace's findings:\nstdout:\n%s\nstderr:\n%s", textOut.String(), textErr.String())
+	}
+
 	// The same scan in process, a few objects per page, follows continue
 	// tokens on a real server.
 	rc := srv.restConfig(srv.kubegapToken)
