@@ -24,7 +24,7 @@ KUBE_VERSION="${KUBE_VERSION:-1.37.2}"
 ETCD_VERSION="${ETCD_VERSION:-3.7.3}"
 STAGING_VERSION="0.${KUBE_VERSION#1.}"
 
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/incidentlib/kube/v${KUBE_VERSION}-etcd-v${ETCD_VERSION}"
+cache="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/incidentlib/kube/v${KUBE_VERSION}-etcd-v${ETCD_VERSION}"
 if [ -x "$cache/kube-apiserver" ] && [ -x "$cache/etcd" ]; then
 	echo "kube-test-binaries: cached in $cache" >&2
 	echo "$cache"

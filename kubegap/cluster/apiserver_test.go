@@ -95,6 +95,7 @@ func TestAPIServer(t *testing.T) {
 	start := time.Now()
 	live, stderr := runKubegap(ctx, t, kg, "audit", "--cluster", "--kubeconfig", kubeconfig, "--all-namespaces", "--format", "json")
 	t.Logf("kubegap audit --cluster: %s, %d findings, %d objects", time.Since(start).Round(time.Millisecond), len(live.Findings), live.Objects)
+	t.Logf("progress on standard error:\n%s", stderr)
 	if len(live.Problems) > 0 {
 		t.Errorf("live audit problems: %+v", live.Problems)
 	}
@@ -108,6 +109,19 @@ func TestAPIServer(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("findings of the live cluster differ from those of the manifests (-files +cluster):\n%s", diff)
+	}
+
+	// Text output for one namespace, as a person runs it: findings for
+	// the namespace's objects, exit 1, progress naming the namespace.
+	text := exec.CommandContext(ctx, kg, "audit", "--cluster", "--kubeconfig", kubeconfig, "-n", testNS)
+	var textOut, textErr bytes.Buffer
+	text.Stdout, text.Stderr = &textOut, &textErr
+	var exit *exec.ExitError
+	if err := text.Run(); !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Errorf("kubegap audit --cluster -n %s: %v (want exit 1)\n%s", testNS, err, textErr.String())
+	}
+	if !strings.Contains(textOut.String(), "KG022") || !strings.Contains(textOut.String(), "cache") || !strings.Contains(textErr.String(), "namespace "+testNS) {
+		t.Errorf("text report or progress lacks the namespace's findings:\nstdout:\n%s\nstderr:\n%s", textOut.String(), textErr.String())
 	}
 
 	// The same scan in process, a few objects per page, follows continue
@@ -156,7 +170,7 @@ func TestAPIServer(t *testing.T) {
 	}
 
 	// Every request kubegap's account made was a read.
-	srv.checkAuditLog(t)
+	srv.checkAuditLog(ctx, t)
 }
 
 // kubegapKinds keeps the objects of kinds kubegap reads: the fixtures also
@@ -550,17 +564,17 @@ func runKubegap(ctx context.Context, t *testing.T, kg string, args ...string) (j
 	return rep, stderr.String()
 }
 
-// checkAuditLog reads the API server's audit log: the kubegap account made
-// requests, and every one was a get, list or watch.
-func (s *apiServer) checkAuditLog(t *testing.T) {
+// kubegapRequests reads the API server's audit log and returns, for the
+// requests kubegap's account made, the count per verb, those that were not
+// a get, list or watch, and the resources asked for.
+func (s *apiServer) kubegapRequests(t *testing.T) (verbs map[string]int, nonReads []string, resources map[string]bool) {
 	t.Helper()
 	f, err := os.Open(s.auditLog)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	verbs := map[string]int{}
-	resources := map[string]bool{}
+	verbs, resources = map[string]int{}, map[string]bool{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -584,19 +598,30 @@ func (s *apiServer) checkAuditLog(t *testing.T) {
 		switch ev.Verb {
 		case "get", "list", "watch":
 		default:
-			t.Errorf("kubegap's account made a %q request: %s", ev.Verb, ev.RequestURI)
+			nonReads = append(nonReads, ev.Verb+" "+ev.RequestURI)
 		}
 		if ev.ObjectRef != nil {
 			resources[ev.ObjectRef.Resource] = true
-			if ev.ObjectRef.Resource == "secrets" || ev.ObjectRef.Resource == "configmaps" {
-				t.Errorf("kubegap's account asked for %s: %s", ev.ObjectRef.Resource, ev.RequestURI)
-			}
 		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
+	return verbs, nonReads, resources
+}
+
+// checkAuditLog: the kubegap account made requests, among them lists of
+// the main kinds, and every one was a read, none for Secrets or
+// ConfigMaps. Then, to show the log check can fail, the test itself makes
+// one write as that account (refused: the role has no write verb) and
+// requires the log check to see it.
+func (s *apiServer) checkAuditLog(ctx context.Context, t *testing.T) {
+	t.Helper()
+	verbs, nonReads, resources := s.kubegapRequests(t)
 	t.Logf("audit log: kubegap's account made %v requests", verbs)
+	for _, r := range nonReads {
+		t.Errorf("kubegap's account made a request that is not a read: %s", r)
+	}
 	if verbs["list"] == 0 {
 		t.Fatal("the audit log holds no list request by kubegap's account: the log proves nothing")
 	}
@@ -604,5 +629,23 @@ func (s *apiServer) checkAuditLog(t *testing.T) {
 		if !resources[r] {
 			t.Errorf("the audit log holds no request by kubegap for %s", r)
 		}
+	}
+	for _, r := range []string{"secrets", "configmaps"} {
+		if resources[r] {
+			t.Errorf("kubegap's account asked for %s", r)
+		}
+	}
+
+	cm := &unstructured.Unstructured{}
+	cm.SetAPIVersion("v1")
+	cm.SetKind("ConfigMap")
+	cm.SetName("control")
+	_, err := mustDynamic(t, s.restConfig(s.kubegapToken)).Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).
+		Namespace(testNS).Create(ctx, cm, metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("kubegap's account creating a ConfigMap: got %v, want forbidden", err)
+	}
+	if _, nonReads, _ := s.kubegapRequests(t); len(nonReads) != 1 || !strings.HasPrefix(nonReads[0], "create ") {
+		t.Errorf("after one create as kubegap's account the log check found %v; it cannot tell reads from writes", nonReads)
 	}
 }

@@ -24,7 +24,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	fakedynamic "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	"incidentlib"
 	"incidentlib/kubegap"
@@ -447,7 +446,7 @@ func TestRBACMatchesKinds(t *testing.T) {
 			RoleRef  struct{ Kind, Name string } `json:"roleRef"`
 			Subjects []struct{ Kind, Name, Namespace string }
 		}
-		if err := sigsyaml.Unmarshal([]byte(doc), &o); err != nil {
+		if err := k8syaml.Unmarshal([]byte(doc), &o); err != nil {
 			t.Fatal(err)
 		}
 		kinds = append(kinds, o.Kind)
