@@ -3,6 +3,7 @@
 //	incidentlib serve    --addr 127.0.0.1:8080 [--cases DIR]... [--data DIR]
 //	incidentlib validate [--no-builtin] [DIR]...
 //	incidentlib list     [--cases DIR]...
+//	incidentlib overlap  CASE.yaml SOURCE...
 //	incidentlib stats    [--cases DIR]...
 //	incidentlib mcp      [--cases DIR]...
 package main
@@ -53,6 +54,8 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		return m.runValidate(args[1:])
 	case "list":
 		return m.runList(args[1:])
+	case "overlap":
+		return m.runOverlap(args[1:])
 	case "-h", "--help", "help":
 		m.usage()
 		return exitOK
@@ -73,6 +76,7 @@ commands:
   mcp       serve the MCP tools over standard input and output
   validate  check the vocabulary and every case; exit 0 clean, 1 problems, 2 usage
   list      print one line per case
+  overlap   list the runs of six or more words a case shares with its sources
   stats     count cases per term and show which fields are known
 
 Run 'incidentlib <command> -h' for a command's flags.

@@ -21,7 +21,7 @@ import (
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Now: func() time.Time { return time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC) }}
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Now: time.Now}
 	code = m.Run(context.Background(), args)
 	return code, out.String(), errOut.String()
 }
