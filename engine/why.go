@@ -88,7 +88,7 @@ func (e *Engine) why(c *incidentlib.Case, pl *plan, analyzed []analyzedField) ([
 		case matchSynonym:
 			mt.Via = m.via
 		case matchFuzzy:
-			mt.Via = e.surfaceForm(m.via)
+			mt.Via = e.surfaceForm(m.via, mt.Word)
 		}
 		out = append(out, mt)
 	}
@@ -114,7 +114,7 @@ outer:
 
 // surfaceForm turns an indexed stem ("databas") back into a word a case
 // writes ("database"), by reading one case that holds it.
-func (e *Engine) surfaceForm(stem string) string {
+func (e *Engine) surfaceForm(stem, typed string) string {
 	r, err := e.reader()
 	if err != nil {
 		return stem
@@ -137,12 +137,22 @@ func (e *Engine) surfaceForm(stem string) string {
 		}
 		c := e.cases[e.docNum[num]]
 		texts := append([]fieldText{{"title", c.Title}, {"company", c.Company}, {"summary", c.Summary}}, bodyTexts(c)...)
+		// Of the forms the case writes ("database", "databases"), the one
+		// nearest to what was typed reads best in a "did you mean".
+		best, bestD := "", -1
 		for _, ft := range texts {
 			for _, tok := range a.Analyze([]byte(ft.text)) {
-				if string(tok.Term) == stem {
-					return strings.ToLower(ft.text[tok.Start:tok.End])
+				if string(tok.Term) != stem {
+					continue
+				}
+				w := strings.ToLower(ft.text[tok.Start:tok.End])
+				if d := incidentlib.EditDistance(w, strings.ToLower(typed)); bestD < 0 || d < bestD {
+					best, bestD = w, d
 				}
 			}
+		}
+		if best != "" {
+			return best
 		}
 	}
 	return stem
@@ -178,7 +188,7 @@ func (e *Engine) describe(pl *plan, res *incidentlib.SearchResult) {
 		}
 		s := incidentlib.Suggestion{Word: pc.word}
 		for _, stem := range pl.fuzzy[ci] {
-			if w := e.surfaceForm(stem); !slices.Contains(s.Spellings, w) {
+			if w := e.surfaceForm(stem, pc.word); !slices.Contains(s.Spellings, w) {
 				s.Spellings = append(s.Spellings, w)
 			}
 		}
