@@ -143,7 +143,7 @@ func TestWritePathEndToEnd(t *testing.T) {
 		}
 	}
 	code, body, hdr := fetch(t, "GET", base+"/api/v1/cases/IL-9000", rita, "")
-	if code != 200 || !strings.Contains(hdr.Get("Cache-Control"), "private") {
+	if code != 200 || !strings.Contains(body, "numbat") || !strings.Contains(hdr.Get("Cache-Control"), "private") {
 		t.Errorf("the team reads its case: %d, Cache-Control %q; want 200, private", code, hdr.Get("Cache-Control"))
 	}
 	// The history shows each version, with the diff of the edit.
