@@ -138,7 +138,7 @@ func TestQueriesAreBroadAndNarrow(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%+v: %v", s, err)
 			}
-			total += res.Total
+			total += res.Complete // the cases that hold every word
 		}
 		return float64(total) / float64(len(ss)) / n
 	}
@@ -147,6 +147,19 @@ func TestQueriesAreBroadAndNarrow(t *testing.T) {
 	}
 	if s := share(qs.Narrow); s > 0.01 {
 		t.Errorf("narrow queries match %.2f%% of cases on average, want at most 1%%", 100*s)
+	}
+	// A question: almost no case holds all ten words, many hold several.
+	complete, total := 0, 0
+	for _, s := range qs.Questions {
+		res, err := e.SearchCases(context.Background(), s.Query())
+		if err != nil {
+			t.Fatal(err)
+		}
+		complete += res.Complete
+		total += res.Total
+	}
+	if complete > len(qs.Questions) || total < 10*len(qs.Questions) {
+		t.Errorf("questions: %d complete and %d partial matches in all; want mostly partial matches", complete, total)
 	}
 	for _, id := range qs.Similar {
 		if _, err := e.FindCaseByID(context.Background(), id); err != nil {
@@ -259,7 +272,7 @@ func TestEnginesAgree(t *testing.T) {
 	}
 	rs = mergeEngine(rs)
 	e := rs[0]
-	if e.Engine != "engine" || e.BuildMS <= 0 || e.RestartMS <= 0 || e.IndexBytes <= 0 || e.Broad.N != 15 || e.Similar.AvgTotal != synthetic.SimilarLimit {
+	if e.Engine != "engine" || e.BuildMS <= 0 || e.RestartMS <= 0 || e.IndexBytes <= 0 || e.Broad.N != 15 || e.Similar.AvgTotal != synthetic.SimilarLimit || e.Question.N != 15 || e.Question.AvgTotal <= e.Narrow.AvgTotal {
 		data, _ := json.MarshalIndent(e, "", "  ")
 		t.Fatalf("engine result incomplete:\n%s", data)
 	}
@@ -267,11 +280,14 @@ func TestEnginesAgree(t *testing.T) {
 		if r.Broad.N != 15 || r.Narrow.N != 15 || r.Similar.N != 15 || r.BuildMS <= 0 || r.IndexBytes <= 0 {
 			t.Errorf("%s: incomplete result %+v", r.Engine, r)
 		}
-		if d := r.Broad.AvgTotal/e.Broad.AvgTotal - 1; d > 0.02 || d < -0.02 {
-			t.Errorf("%s finds %.1f cases per broad query, the engine %.1f", r.Engine, r.Broad.AvgTotal, e.Broad.AvgTotal)
+		// The engine also matches synonyms and the cases tagged with a
+		// vocabulary term a query names, so it may find more than a plain
+		// full-text search, never less.
+		if d := r.Broad.AvgTotal/e.Broad.AvgTotal - 1; d > 0.02 {
+			t.Errorf("%s finds %.1f cases per broad query, the engine only %.1f", r.Engine, r.Broad.AvgTotal, e.Broad.AvgTotal)
 		}
-		if d := r.Narrow.AvgTotal - e.Narrow.AvgTotal; d > 0.5 || d < -0.5 {
-			t.Errorf("%s finds %.2f cases per narrow query, the engine %.2f", r.Engine, r.Narrow.AvgTotal, e.Narrow.AvgTotal)
+		if d := r.Narrow.AvgTotal - e.Narrow.AvgTotal; d > 0.5 {
+			t.Errorf("%s finds %.2f cases per narrow query, the engine only %.2f", r.Engine, r.Narrow.AvgTotal, e.Narrow.AvgTotal)
 		}
 		if r.Similar.AvgTotal != synthetic.SimilarLimit {
 			t.Errorf("%s returns %.1f similar cases, want %d", r.Engine, r.Similar.AvgTotal, synthetic.SimilarLimit)

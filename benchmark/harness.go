@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"incidentlib/corpus"
-	"incidentlib/vocabulary"
 )
 
 // DefaultSeed makes every run generate the same corpus and queries.
@@ -240,7 +239,7 @@ func runChild(ctx context.Context, cfg config, log io.Writer) int {
 
 // runPhase generates the corpus and runs one phase on it in this process.
 func runPhase(ctx context.Context, cfg config, phase string, size int) (Result, error) {
-	v, ps := corpus.LoadVocabulary(vocabulary.FileName, vocabulary.YAML)
+	v, ps := corpus.LoadShippedVocabulary()
 	if len(ps) > 0 {
 		return Result{}, ps
 	}
@@ -274,7 +273,7 @@ func mergeEngine(rs []Result) []Result {
 				o.RestartMS = max(o.RestartMS, r.RestartMS)
 				o.ServeRSS = max(o.ServeRSS, r.ServeRSS)
 				if r.Broad.N > 0 {
-					o.Broad, o.Narrow, o.Similar = r.Broad, r.Narrow, r.Similar
+					o.Broad, o.Narrow, o.Similar, o.Question = r.Broad, r.Narrow, r.Similar, r.Question
 				}
 				continue
 			}

@@ -35,6 +35,7 @@ type Result struct {
 	Broad      Latencies `json:"broad"`
 	Narrow     Latencies `json:"narrow"`
 	Similar    Latencies `json:"similar"`
+	Question   Latencies `json:"question"` // the engine only
 	// CorpusRSS is the process's resident memory with the generated corpus
 	// alone in memory, before the engine under test starts.
 	CorpusRSS int64 `json:"corpus_rss"`

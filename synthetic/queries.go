@@ -15,7 +15,10 @@ const (
 	broadTop       = 40
 	narrowFrom     = 150
 	narrowTo       = 600
-	narrowTopTerms = 12 // the filter's component is one of the commonest few
+	narrowTopTerms = 12  // the filter's component is one of the commonest few
+	questionWords  = 10  // a question's content words
+	questionFrom   = 20  // drawn from the upper-middle of the ranking, so
+	questionTo     = 400 // few cases hold all ten and most hold several
 	// SimilarLimit is how many similar cases each query asks for.
 	SimilarLimit = 10
 )
@@ -49,6 +52,11 @@ type QuerySet struct {
 	Broad   []Search
 	Narrow  []Search
 	Similar []string // case IDs
+	// Questions are ten-word questions as an agent asks them, wrapped in
+	// question words: almost no case holds every word, so the engine
+	// ranks partial matches. Only the engine answers them (the SQL
+	// engines' full-text search requires every word).
+	Questions []Search
 }
 
 // Queries returns n queries of each kind for a corpus of size cases,
@@ -86,6 +94,13 @@ func (g *Generator) Queries(n, size int) QuerySet {
 	}
 	for range n {
 		qs.Similar = append(qs.Similar, CaseID(r.IntN(size)))
+	}
+	for range n {
+		words := []string{"have", "others", "seen"}
+		for range questionWords {
+			words = append(words, content(questionFrom, questionTo))
+		}
+		qs.Questions = append(qs.Questions, Search{Text: strings.Join(words, " ") + "?"})
 	}
 	return qs
 }
