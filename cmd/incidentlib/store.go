@@ -188,6 +188,15 @@ func buildFromStore(log *slog.Logger) replica.Builder {
 		if v == nil {
 			return nil, fmt.Errorf("the store's vocabulary does not load: %v", problems)
 		}
+		// Search reads the terms' aliases and the synonyms shipped beside
+		// the vocabulary, so a replica answers as the files do.
+		if withAliases, ps := corpus.LoadAliases(vocabulary.AliasesFileName, vocabulary.AliasesYAML, v); withAliases != nil && len(ps) == 0 {
+			if sets, sps := corpus.LoadSynonyms(vocabulary.SynonymsFileName, vocabulary.SynonymsYAML); len(sps) == 0 {
+				v = withAliases.WithSynonyms(sets)
+			}
+		} else {
+			log.Warn("the shipped aliases do not fit the store's vocabulary; search runs without them", "problems", len(ps))
+		}
 		mfs := fstest.MapFS{}
 		for _, f := range files {
 			mfs[f.ID+".yaml"] = &fstest.MapFile{Data: f.Content}
