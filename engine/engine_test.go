@@ -409,9 +409,9 @@ func TestStats(t *testing.T) {
 }
 
 func TestShippedCorpusNeighboursOfIL0561(t *testing.T) {
-	c, ps, err := corpus.Load(corpus.Options{Now: time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)})
+	c, ps, err := corpus.Load(corpus.Options{Now: time.Now()})
 	if err != nil || len(ps) > 0 {
-		t.Skipf("shipped corpus does not load cleanly: %v %v", err, ps)
+		t.Fatalf("shipped corpus does not load cleanly: %v %v", err, ps)
 	}
 	e := open(t, c.Cases)
 	rel, err := e.SimilarCases(context.Background(), "IL-0561", 10)
