@@ -9,7 +9,7 @@ import (
 )
 
 // The floors recorded in docs/search.md: the scores the shipped corpus
-// reaches (655 cases; the set was judged at 184, see there), rounded down. A change that ranks
+// reaches (681 cases; the set was judged at 184, see there), rounded down. A change that ranks
 // worse fails here; a change that ranks better should raise them.
 var floors = map[string]struct{ recall, mrr, ndcg float64 }{
 	"tuning":   {0.96, 0.90, 0.90},
