@@ -11,7 +11,6 @@ import (
 	"path"
 	"strings"
 	"sync"
-	"testing/fstest"
 	"time"
 
 	"incidentlib"
@@ -178,33 +177,58 @@ func readCaseDirs(paths []string, noBuiltin bool) ([]corpus.Dir, map[string][]by
 
 // buildFromStore makes an in-memory engine from the store's files. A file
 // that does not validate (the store should hold none) is logged and left
-// out rather than taking the replica down.
+// out rather than taking the replica down. Parsed cases are kept by
+// content hash between builds, so a change re-reads only the files it
+// touched (parsing is about 0.4 s of a 681-case rebuild).
 func buildFromStore(log *slog.Logger) replica.Builder {
+	var mu sync.Mutex
+	var vocabHash string
+	var v *incidentlib.Vocabulary
+	parsed := map[string]*incidentlib.Case{} // by content hash
 	return func(ctx context.Context, vocab []byte, files []incidentlib.StoredCase) (replica.Library, error) {
 		if vocab == nil {
 			return nil, replica.ErrNoLibrary
 		}
-		v, problems := corpus.LoadVocabulary("store:vocabulary.yaml", vocab)
-		if v == nil {
-			return nil, fmt.Errorf("the store's vocabulary does not load: %v", problems)
-		}
-		// Search reads the terms' aliases and the synonyms shipped beside
-		// the vocabulary, so a replica answers as the files do.
-		if withAliases, ps := corpus.LoadAliases(vocabulary.AliasesFileName, vocabulary.AliasesYAML, v); withAliases != nil && len(ps) == 0 {
-			if sets, sps := corpus.LoadSynonyms(vocabulary.SynonymsFileName, vocabulary.SynonymsYAML); len(sps) == 0 {
-				v = withAliases.WithSynonyms(sets)
+		mu.Lock()
+		defer mu.Unlock()
+		if h := pgstore.Hash(vocab); h != vocabHash || v == nil {
+			nv, problems := corpus.LoadVocabulary("store:vocabulary.yaml", vocab)
+			if nv == nil {
+				return nil, fmt.Errorf("the store's vocabulary does not load: %v", problems)
 			}
-		} else {
-			log.Warn("the shipped aliases do not fit the store's vocabulary; search runs without them", "problems", len(ps))
+			// Search reads the terms' aliases and the synonyms shipped
+			// beside the vocabulary, so a replica answers as the files do.
+			if withAliases, ps := corpus.LoadAliases(vocabulary.AliasesFileName, vocabulary.AliasesYAML, nv); withAliases != nil && len(ps) == 0 {
+				if sets, sps := corpus.LoadSynonyms(vocabulary.SynonymsFileName, vocabulary.SynonymsYAML); len(sps) == 0 {
+					nv = withAliases.WithSynonyms(sets)
+				}
+			} else {
+				log.Warn("the shipped aliases do not fit the store's vocabulary; search runs without them", "problems", len(ps))
+			}
+			v, vocabHash, parsed = nv, h, map[string]*incidentlib.Case{} // cases read against the old vocabulary are stale
 		}
-		mfs := fstest.MapFS{}
+		now := time.Now()
+		next := make(map[string]*incidentlib.Case, len(files))
+		loaded := make([]*incidentlib.Case, 0, len(files))
 		for _, f := range files {
-			mfs[f.ID+".yaml"] = &fstest.MapFile{Data: f.Content}
+			key := f.Hash
+			if key == "" {
+				key = pgstore.Hash(f.Content)
+			}
+			c, ok := parsed[key]
+			if !ok {
+				var problems corpus.Problems
+				c, problems = corpus.ParseCase(v, "store/"+f.ID+".yaml", f.Content, now)
+				for _, p := range problems {
+					log.Warn("a case in the store has a problem", "problem", p.String())
+				}
+			}
+			next[key] = c
+			if c != nil {
+				loaded = append(loaded, c)
+			}
 		}
-		loaded, problems := corpus.LoadCases(v, []corpus.Dir{{FS: mfs, Name: "store"}}, time.Now())
-		for _, p := range problems {
-			log.Warn("a case in the store does not validate and is left out", "problem", p.String())
-		}
+		parsed = next
 		return engine.Open(ctx, v, loaded, engine.Options{})
 	}
 }
