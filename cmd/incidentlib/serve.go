@@ -39,6 +39,9 @@ type serveConfig struct {
 	cacheMB        int
 	queryTimeout   time.Duration
 	store          string
+	publicIDs      string
+	teamIDs        listFlag
+	idRanges       idRanges // parsed from publicIDs and teamIDs
 }
 
 // listFlag is a repeatable flag that also takes comma-separated values.
@@ -71,9 +74,17 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	fs.DurationVar(&cfg.queryTimeout, "query-timeout", engine.DefaultQueryTimeout, "longest one search may run")
 	cfg.corpus.register(fs)
 	storeFlag(fs, &cfg.store)
+	fs.StringVar(&cfg.publicIDs, "public-ids", "5000-8999", "with --store: the case numbers public cases get when published (IL-5000 to IL-8999)")
+	fs.Var(&cfg.teamIDs, "team-ids", "with --store: TEAM=FROM-TO, the case numbers a team's private cases get when published (repeatable; default 9000-9999)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	ranges, err := parseIDRanges(cfg.publicIDs, cfg.teamIDs)
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "incidentlib serve: %v\n", err)
+		return exitUsage
+	}
+	cfg.idRanges = ranges
 	if fs.NArg() > 0 {
 		fmt.Fprintf(m.Stderr, "incidentlib serve: unexpected argument %q (case directories go after --cases)\n", fs.Arg(0))
 		return exitUsage

@@ -268,6 +268,9 @@ func (m *Main) withWritePath(public server.Handlers, r *replica.Replica, cfg ser
 	if !ok {
 		return public
 	}
+	if st, ok := r.Feed().(*pgstore.Store); ok {
+		st.SetIDRanges(cfg.idRanges.public, cfg.idRanges.teams)
+	}
 	write := contribute.New(contribute.Config{
 		Workflow: wf,
 		Validate: func(content []byte, id string) []incidentlib.Problem {
@@ -314,4 +317,46 @@ func validateDraft(v *incidentlib.Vocabulary, content []byte, id string) []incid
 		out[i] = incidentlib.Problem{Line: p.Line, Message: p.Message}
 	}
 	return out
+}
+
+// idRanges are the case numbers publication draws from.
+type idRanges struct {
+	public pgstore.IDRange
+	teams  map[string]pgstore.IDRange
+}
+
+// parseIDRanges reads --public-ids FROM-TO and --team-ids TEAM=FROM-TO;
+// ranges must lie within 1–9999 and may not overlap.
+func parseIDRanges(public string, teams []string) (idRanges, error) {
+	parse := func(flag, s string) (pgstore.IDRange, error) {
+		var r pgstore.IDRange
+		if _, err := fmt.Sscanf(s, "%d-%d", &r.From, &r.To); err != nil || r.From < 1 || r.To > 9999 || r.From > r.To {
+			return r, fmt.Errorf("%s %q: want FROM-TO, case numbers from 1 to 9999 (e.g. 5000-8999)", flag, s)
+		}
+		return r, nil
+	}
+	out := idRanges{teams: map[string]pgstore.IDRange{}}
+	var err error
+	if out.public, err = parse("--public-ids", public); err != nil {
+		return out, err
+	}
+	seen := []pgstore.IDRange{out.public}
+	for _, t := range teams {
+		name, rng, ok := strings.Cut(t, "=")
+		if !ok || name == "" {
+			return out, fmt.Errorf("--team-ids %q: want TEAM=FROM-TO", t)
+		}
+		r, err := parse("--team-ids", rng)
+		if err != nil {
+			return out, err
+		}
+		for _, o := range seen {
+			if r.From <= o.To && o.From <= r.To {
+				return out, fmt.Errorf("--team-ids %q overlaps another range (%d-%d)", t, o.From, o.To)
+			}
+		}
+		seen = append(seen, r)
+		out.teams[name] = r
+	}
+	return out, nil
 }

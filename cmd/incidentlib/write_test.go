@@ -47,7 +47,7 @@ func TestWritePathEndToEnd(t *testing.T) {
 	rui := token(t, url, "rui", "payments", "reviewer")
 	oz := token(t, url, "oz", "search", "admin")
 	rita := token(t, url, "rita", "payments", "reader")
-	base := startServe(t, "--store", url)
+	base := startServe(t, "--store", url, "--team-ids", "payments=9500-9599")
 
 	privateCase := strings.Replace(strings.ReplaceAll(newCase, "quokka", "numbat"), "id: IL-9700\n", "", 1)
 
@@ -90,15 +90,15 @@ func TestWritePathEndToEnd(t *testing.T) {
 		t.Errorf("another team's admin approves: %d, want 404", code)
 	}
 	code, body, _ = fetch(t, "POST", draft+"/review", rui, `{"approve":true,"note":"ok"}`)
-	if code != 200 || !strings.Contains(body, `"case_id":"IL-9000"`) {
-		t.Fatalf("approve: %d %s", code, body)
+	if code != 200 || !strings.Contains(body, `"case_id":"IL-9500"`) {
+		t.Fatalf("approve: %d %s; want the first number of the team's range", code, body)
 	}
 
 	// Searchable by the team within moments; nobody else ever sees it.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		_, body, _ := fetch(t, "GET", base+"/api/v1/cases?q=numbat", rita, "")
-		if strings.Contains(body, "IL-9000") {
+		if strings.Contains(body, "IL-9500") {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -107,7 +107,7 @@ func TestWritePathEndToEnd(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	for _, who := range []struct{ name, token string }{{"anonymous", ""}, {"another team", oz}} {
-		for _, path := range []string{"/api/v1/cases?q=numbat", "/api/v1/cases/IL-9000", "/search?q=numbat", "/cases/IL-9000",
+		for _, path := range []string{"/api/v1/cases?q=numbat", "/api/v1/cases/IL-9500", "/search?q=numbat", "/cases/IL-9500",
 			"/api/v1/cases?root_cause=software-bug&per_page=100", "/api/v1/export/cases.jsonl", "/api/v1/cases/IL-0561/similar?k=50", "/feed.atom", "/sitemap.xml"} {
 			_, body, _ := fetch(t, "GET", base+path, who.token, "")
 			// The title is in no request, so an echo of the query or the
@@ -134,21 +134,21 @@ func TestWritePathEndToEnd(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return string(b)
 	}
-	if body := mcpSearch(rita); !strings.Contains(body, "IL-9000") {
+	if body := mcpSearch(rita); !strings.Contains(body, "IL-9500") {
 		t.Errorf("the team's MCP search does not find its case: %.300s", body)
 	}
 	for _, tok := range []string{"", oz} {
-		if body := mcpSearch(tok); strings.Contains(body, "made-up test outage of the numbat") || strings.Contains(body, "IL-9000") {
+		if body := mcpSearch(tok); strings.Contains(body, "made-up test outage of the numbat") || strings.Contains(body, "IL-9500") {
 			t.Errorf("an MCP search by someone else finds the private case: %.300s", body)
 		}
 	}
-	code, body, hdr := fetch(t, "GET", base+"/api/v1/cases/IL-9000", rita, "")
+	code, body, hdr := fetch(t, "GET", base+"/api/v1/cases/IL-9500", rita, "")
 	if code != 200 || !strings.Contains(body, "numbat") || !strings.Contains(hdr.Get("Cache-Control"), "private") {
 		t.Errorf("the team reads its case: %d, Cache-Control %q; want 200, private", code, hdr.Get("Cache-Control"))
 	}
 	// The history shows each version, with the diff of the edit.
 	edit := strings.Replace(privateCase, "for an hour", "for two hours", 1)
-	b, _ := json.Marshal(map[string]any{"content": "id: IL-9000\n" + edit, "case_id": "IL-9000"})
+	b, _ := json.Marshal(map[string]any{"content": "id: IL-9500\n" + edit, "case_id": "IL-9500"})
 	code, body, _ = fetch(t, "POST", base+"/api/v1/drafts", ana, string(b))
 	if code != 201 {
 		t.Fatalf("edit draft: %d %s", code, body)
@@ -156,11 +156,11 @@ func TestWritePathEndToEnd(t *testing.T) {
 	json.Unmarshal([]byte(body), &d)
 	fetch(t, "POST", base+"/api/v1/drafts/"+itoa(d.ID)+"/submit", ana, "")
 	fetch(t, "POST", base+"/api/v1/drafts/"+itoa(d.ID)+"/review", rui, `{"approve":true}`)
-	code, body, _ = fetch(t, "GET", base+"/api/v1/cases/IL-9000/history", rita, "")
+	code, body, _ = fetch(t, "GET", base+"/api/v1/cases/IL-9500/history", rita, "")
 	if code != 200 || !strings.Contains(body, `"version":2`) || !strings.Contains(body, `"op":"+","text":"summary: The numbat scheduler stopped placing jobs for two hours."`) {
 		t.Errorf("history: %d %s", code, body)
 	}
-	if code, _, _ := fetch(t, "GET", base+"/api/v1/cases/IL-9000/history", oz, ""); code != 404 {
+	if code, _, _ := fetch(t, "GET", base+"/api/v1/cases/IL-9500/history", oz, ""); code != 404 {
 		t.Errorf("another team reads the history: %d, want 404", code)
 	}
 }
@@ -221,5 +221,20 @@ func TestServeThroughAnOutage(t *testing.T) {
 	}
 	if code, body, _ := fetch(t, "POST", base+"/api/v1/drafts", ana, draftJSONBody(strings.Replace(newCase, "id: IL-9700\n", "", 1), false)); code != 201 {
 		t.Errorf("a write after recovery: %d %s", code, body)
+	}
+}
+
+func TestParseIDRanges(t *testing.T) {
+	r, err := parseIDRanges("5000-8999", []string{"payments=9000-9099", "search=9100-9199"})
+	if err != nil || r.public.From != 5000 || r.teams["search"].To != 9199 {
+		t.Fatalf("parseIDRanges = %+v, %v", r, err)
+	}
+	for _, bad := range [][]string{{"5000-4000"}, {"0-10"}, {"5000-8999", "payments=8000-9100"}, {"5000-8999", "=9000-9100"}, {"x"}} {
+		if _, err := parseIDRanges(bad[0], bad[1:]); err == nil {
+			t.Errorf("parseIDRanges(%q) accepted", bad)
+		}
+	}
+	if code, _, errOut := run(t, "serve", "--store", "postgres://x", "--team-ids", "payments=1-99999"); code != 2 || !strings.Contains(errOut, "--team-ids") {
+		t.Errorf("serve with a bad range: exit %d, %s", code, errOut)
 	}
 }
