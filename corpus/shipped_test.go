@@ -21,8 +21,8 @@ func TestShippedCorpusFloor(t *testing.T) {
 	if err != nil || len(ps) > 0 {
 		t.Fatalf("shipped corpus does not load cleanly: %v %v", err, ps)
 	}
-	if n := len(c.Cases); n < 150 {
-		t.Errorf("%d shipped cases, want at least 150", n)
+	if n := len(c.Cases); n < 600 {
+		t.Errorf("%d shipped cases, want at least 600", n)
 	}
 	used := map[incidentlib.Facet]map[string]int{}
 	for _, f := range incidentlib.Facets {
