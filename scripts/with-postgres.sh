@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # with-postgres.sh starts a throwaway PostgreSQL server, runs a command with
-# INCIDENTLIB_TEST_DATABASE_URL set to its connection string, and stops and
-# deletes the server afterwards. The PostgreSQL store's tests use it:
+# INCIDENTLIB_TEST_DATABASE_URL (and INCIDENTLIB_BENCH_POSTGRES, for the
+# benchmark) set to its connection string, and stops and deletes the server
+# afterwards. The PostgreSQL store's tests use it:
 #
 #   INCIDENTLIB_POSTGRES_TESTS=1 scripts/with-postgres.sh go test ./pgstore/ ./cmd/incidentlib/
 #
+# PG_SETTINGS adds server settings ("-c name=value ..."); scripts/
+# bench-postgres.sh uses it for the benchmark's memory settings.
 # The server lives in a temporary directory, listens only on a Unix socket
 # there and trusts local connections: it holds nothing but test data. It
 # needs the PostgreSQL server binaries (Debian: apt-get install postgresql).
@@ -64,12 +67,13 @@ trap stop EXIT INT TERM
 }
 "${as_user[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start -o "\
  -c listen_addresses='' -c unix_socket_directories='$dir' -c port=$port\
- -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" >/dev/null || {
+ -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 ${PG_SETTINGS:-}" >/dev/null || {
 	cat "$dir/server.log" >&2
 	exit 1
 }
 
 export INCIDENTLIB_TEST_DATABASE_URL="host=$dir port=$port user=$user dbname=postgres sslmode=disable"
+export INCIDENTLIB_BENCH_POSTGRES="$INCIDENTLIB_TEST_DATABASE_URL"
 echo "$0: PostgreSQL $("$bindir/postgres" --version | awk '{print $3}') running at $dir (port $port)" >&2
 set +e
 "$@"
