@@ -255,9 +255,11 @@ func (m *Main) logger(level, format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: want text or json", format)
 }
 
-// defaultMaxExpensive bounds expensive work at two requests per processor:
-// a search is CPU work, so more at once only makes each one slower.
-func defaultMaxExpensive() int { return 2 * runtime.GOMAXPROCS(0) }
+// defaultMaxExpensive bounds expensive work at one request per processor:
+// a search is CPU work, so more at once only makes each one slower (at two
+// per processor, admitted searches under twice the capacity had p99
+// 178 ms; at one, 69 ms — docs/performance.md).
+func defaultMaxExpensive() int { return runtime.GOMAXPROCS(0) }
 
 func (m *Main) runMCP(ctx context.Context, args []string) int {
 	fs := newFlagSet("mcp", m.Stderr)
