@@ -25,7 +25,18 @@ ETCD_VERSION="${ETCD_VERSION:-3.7.3}"
 STAGING_VERSION="0.${KUBE_VERSION#1.}"
 
 cache="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/incidentlib/kube/v${KUBE_VERSION}-etcd-v${ETCD_VERSION}"
-if [ -x "$cache/kube-apiserver" ] && [ -x "$cache/etcd" ]; then
+# A cached binary is a regular executable file. An earlier version of this
+# script moved etcd's build directory into the cache in place of the
+# binary; test -x passes on a directory, exec does not, so such an entry
+# is removed and built again.
+usable() { [ -f "$1" ] && [ -x "$1" ]; }
+for b in kube-apiserver etcd; do
+	if [ -e "$cache/$b" ] && ! usable "$cache/$b"; then
+		echo "kube-test-binaries: $cache/$b is not an executable file; building it again" >&2
+		rm -rf "${cache:?}/$b"
+	fi
+done
+if usable "$cache/kube-apiserver" && usable "$cache/etcd"; then
 	echo "kube-test-binaries: cached in $cache" >&2
 	echo "$cache"
 	exit 0
@@ -40,7 +51,7 @@ export GOFLAGS="-mod=mod"
 
 log() { printf 'kube-test-binaries: %s (%ss)\n' "$1" "$SECONDS" >&2; }
 
-if [ ! -x "$cache/kube-apiserver" ]; then
+if ! usable "$cache/kube-apiserver"; then
 	log "building kube-apiserver v$KUBE_VERSION (staging modules v$STAGING_VERSION)"
 	mkdir -p "$work/kube"
 	cd "$work/kube"
@@ -69,7 +80,7 @@ if [ ! -x "$cache/kube-apiserver" ]; then
 	log "kube-apiserver done"
 fi
 
-if [ ! -x "$cache/etcd" ]; then
+if ! usable "$cache/etcd"; then
 	log "building etcd v$ETCD_VERSION"
 	mkdir -p "$work/etcd"
 	cd "$work/etcd"
@@ -83,9 +94,14 @@ if [ ! -x "$cache/etcd" ]; then
 	import _ "go.etcd.io/etcd/server/v3"
 	EOF
 	go mod tidy -e >&2 2>&1 || true
-	go build -ldflags=-s -o "$work/etcd" go.etcd.io/etcd/server/v3
-	mv "$work/etcd" "$cache/etcd"
+	# Not "$work/etcd": that is this build's directory, and go build -o
+	# into an existing directory writes the binary inside it.
+	go build -ldflags=-s -o "$work/etcd.bin" go.etcd.io/etcd/server/v3
+	mv "$work/etcd.bin" "$cache/etcd"
 	log "etcd done"
 fi
 
+for b in kube-apiserver etcd; do
+	usable "$cache/$b" || { echo "kube-test-binaries: $cache/$b is not an executable file after the build" >&2; exit 1; }
+done
 echo "$cache"
