@@ -81,48 +81,15 @@ func (e *Engine) computeStats() *incidentlib.Stats {
 		}
 		sort.SliceStable(st.Terms[f], func(a, b int) bool { return st.Terms[f][a].Count > st.Terms[f][b].Count })
 	}
-	known := func(name string, ok func(c *incidentlib.Case) bool) {
+	for _, f := range incidentlib.CaseFields {
 		n := 0
 		for _, c := range e.cases {
-			if ok(c) {
+			if f.Known(c) {
 				n++
 			}
 		}
-		st.Known = append(st.Known, incidentlib.FieldKnown{Field: name, Known: n})
+		st.Known = append(st.Known, incidentlib.FieldKnown{Field: f.Name, Known: n})
 	}
-	set := func(s string) bool { return strings.TrimSpace(s) != "" }
-	known("started (exact time)", func(c *incidentlib.Case) bool { return c.Timeline.Started.Exact() })
-	known("started (day or better)", func(c *incidentlib.Case) bool {
-		p := c.Timeline.Started.Precision
-		return p == incidentlib.PrecisionTime || p == incidentlib.PrecisionDay
-	})
-	known("detected", func(c *incidentlib.Case) bool { return !c.Timeline.Detected.IsZero() })
-	known("mitigated", func(c *incidentlib.Case) bool { return !c.Timeline.Mitigated.IsZero() })
-	known("resolved", func(c *incidentlib.Case) bool { return !c.Timeline.Resolved.IsZero() })
-	known("time_to_detect", func(c *incidentlib.Case) bool { _, ok := c.TimeToDetect(); return ok })
-	known("time_to_resolve", func(c *incidentlib.Case) bool { _, ok := c.TimeToResolve(); return ok })
-	known("severity", func(c *incidentlib.Case) bool { return set(c.Severity) })
-	known("scope", func(c *incidentlib.Case) bool { return set(c.Scope) })
-	known("users_affected", func(c *incidentlib.Case) bool { return set(c.UsersAffected) })
-	known("region", func(c *incidentlib.Case) bool { return set(c.Region) })
-	known("symptoms", func(c *incidentlib.Case) bool { return set(c.Symptoms) })
-	known("symptom_terms", func(c *incidentlib.Case) bool { return len(c.SymptomTerms) > 0 })
-	known("trigger", func(c *incidentlib.Case) bool { return set(c.Trigger) })
-	known("root_cause", func(c *incidentlib.Case) bool { return set(c.RootCause) })
-	known("components", func(c *incidentlib.Case) bool { return len(c.Components) > 0 })
-	known("contributing_factors", func(c *incidentlib.Case) bool { return len(c.ContributingFactors) > 0 })
-	known("detection", func(c *incidentlib.Case) bool { return set(c.Detection) })
-	known("remediation", func(c *incidentlib.Case) bool { return len(c.Remediation) > 0 })
-	known("action_items", func(c *incidentlib.Case) bool { return len(c.ActionItems) > 0 })
-	known("lessons", func(c *incidentlib.Case) bool { return set(c.Lessons) })
-	known("archived copy", func(c *incidentlib.Case) bool {
-		for _, s := range c.Sources {
-			if s.ArchivedURL != "" {
-				return true
-			}
-		}
-		return false
-	})
 	byStatus := map[string]int{}
 	years := map[int]int{}
 	for _, c := range e.cases {

@@ -94,6 +94,44 @@ func TestStatsFlagsThinTerms(t *testing.T) {
 	}
 }
 
+// stats --missing lists, in ID order, the cases that do not know a field,
+// so a curator knows which to complete; the count on standard error agrees
+// with the FIELD table.
+func TestStatsMissing(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile("../../corpus/testdata/good/IL-9000.yaml")
+	if err != nil {
+		t.Skip("fixture moved:", err)
+	}
+	writeCase := func(id string, body []byte) {
+		b := strings.Replace(string(body), "IL-9000", id, -1)
+		if err := os.WriteFile(filepath.Join(dir, id+".yaml"), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeCase("IL-9102", good)
+	writeCase("IL-9101", good)
+	code, out, errOut := run(t, "stats", "--no-builtin", "--cases", dir, "--missing", "region")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "IL-9101\t") || !strings.HasPrefix(lines[1], "IL-9102\t") {
+		t.Errorf("stats --missing region listed:\n%s", out)
+	}
+	if !strings.Contains(errOut, "2 of 2 cases do not know region") {
+		t.Errorf("stderr: %q", errOut)
+	}
+	code, out, _ = run(t, "stats", "--no-builtin", "--cases", dir, "--missing", "time_to_resolve")
+	if code != 0 || strings.TrimSpace(out) != "" {
+		t.Errorf("stats --missing time_to_resolve: exit %d, listed %q (both cases know it)", code, out)
+	}
+	code, _, errOut = run(t, "stats", "--missing", "durations")
+	if code != 2 || !strings.Contains(errOut, `--missing "durations" is not a field; valid: started (exact time)`) {
+		t.Errorf("unknown field: exit %d, stderr %q", code, errOut)
+	}
+}
+
 // TestServeEndToEnd starts the real command on a random port and reads each
 // protocol's front door the way a user would.
 func TestServeEndToEnd(t *testing.T) {

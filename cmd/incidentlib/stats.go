@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -13,8 +14,22 @@ func (m *Main) runStats(ctx context.Context, args []string) int {
 	fs := newFlagSet("stats", m.Stderr)
 	var cf corpusFlags
 	cf.register(fs)
+	missing := fs.String("missing", "", "list the IDs of the cases that do not know this field (a name from the FIELD table, e.g. time_to_resolve)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
+	}
+	var field incidentlib.CaseField
+	if *missing != "" {
+		f, ok := incidentlib.FindCaseField(*missing)
+		if !ok {
+			var names []string
+			for _, f := range incidentlib.CaseFields {
+				names = append(names, f.Name)
+			}
+			fmt.Fprintf(m.Stderr, "incidentlib stats: --missing %q is not a field; valid: %s\n", *missing, strings.Join(names, ", "))
+			return exitUsage
+		}
+		field = f
 	}
 	log, _ := m.logger("error", "text")
 	eng, code := m.openEngine(ctx, "stats", cf, "-", 0, log)
@@ -22,6 +37,24 @@ func (m *Main) runStats(ctx context.Context, args []string) int {
 		return code
 	}
 	defer eng.Close()
+	if field.Known != nil {
+		cases, err := eng.Cases(ctx)
+		if err != nil {
+			fmt.Fprintf(m.Stderr, "incidentlib stats: %v\n", err)
+			return exitProblems
+		}
+		cases = slices.Clone(cases)
+		slices.SortFunc(cases, func(a, b *incidentlib.Case) int { return strings.Compare(a.ID, b.ID) })
+		n := 0
+		for _, c := range cases {
+			if !field.Known(c) {
+				fmt.Fprintf(m.Stdout, "%s\t%s\t%s\n", c.ID, c.Company, c.Origin)
+				n++
+			}
+		}
+		fmt.Fprintf(m.Stderr, "%d of %d cases do not know %s\n", n, len(cases), field.Name)
+		return exitOK
+	}
 	st, err := eng.Stats(ctx)
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "incidentlib stats: %v\n", err)
