@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"incidentlib/httpx"
 )
@@ -34,6 +35,7 @@ type Limits struct {
 type guard struct {
 	limiters map[string]*httpx.RateLimiter // by surface
 	slots    chan struct{}                 // nil: no bound
+	waiters  chan struct{}                 // requests waiting out admitGrace; as many as slots
 	cache    *responseCache
 
 	// pending coalesces identical cacheable requests: while one builds
@@ -56,6 +58,7 @@ func newGuard(l Limits) *guard {
 	}
 	if l.MaxExpensive > 0 {
 		g.slots = make(chan struct{}, l.MaxExpensive)
+		g.waiters = make(chan struct{}, l.MaxExpensive)
 	}
 	return g
 }
@@ -140,16 +143,14 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			}
 		}
 		if g.slots != nil && expensive(r) {
-			select {
-			case g.slots <- struct{}{}:
-				defer func() { <-g.slots }()
-			default:
+			if !g.admit(r) {
 				g.shed.Add(1)
 				w.Header().Set("Retry-After", "1")
 				refuse(w, r, surface, http.StatusServiceUnavailable, "busy",
 					"The server is busy with other searches; retry in a second.")
 				return
 			}
+			defer func() { <-g.slots }()
 		}
 		g.inFlight.Add(1)
 		defer g.inFlight.Add(-1)
@@ -164,6 +165,41 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			g.cache.put(&cachedResponse{key: key, header: cw.header, body: cw.body, etag: cw.header.Get("ETag")})
 		}
 	})
+}
+
+// admitGrace is how long a request may wait for a slot of expensive work
+// that is about to come free. A slot is released when its handler returns,
+// which is after the client has its answer: a client that asks again at
+// once (an agent's next tool call, a script's next page) races that
+// release, and with one slot it lost often enough to see 503s while it was
+// the only client. The wait is bounded in time and in number (no more
+// waiters than slots), so it is not a queue: under overload the rest are
+// refused at once, and a waiter is refused after admitGrace.
+const admitGrace = 25 * time.Millisecond
+
+// admit takes a slot of expensive work, waiting at most admitGrace for one.
+func (g *guard) admit(r *http.Request) bool {
+	select {
+	case g.slots <- struct{}{}:
+		return true
+	default:
+	}
+	select {
+	case g.waiters <- struct{}{}:
+		defer func() { <-g.waiters }()
+	default:
+		return false
+	}
+	t := time.NewTimer(admitGrace)
+	defer t.Stop()
+	select {
+	case g.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-r.Context().Done():
+		return false
+	}
 }
 
 // serveCached answers from the cache. A matching If-None-Match is

@@ -103,6 +103,37 @@ func TestAdmissionShedsExpensiveWorkOnly(t *testing.T) {
 	}
 }
 
+// A client that asks again as soon as it has its answer is admitted, even
+// with one slot: the slot of its previous request is released only when
+// that handler returns, after the answer has reached the client.
+func TestAdmissionSequentialClient(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "2") // the client has it all once it is flushed
+		io.WriteString(w, "ok")
+		w.(http.Flusher).Flush()
+		time.Sleep(5 * time.Millisecond) // the handler's own clean-up, after the answer is out
+	})
+	s := New(Config{Limits: Limits{MaxExpensive: 1}})
+	s.SetReady(Handlers{Web: h, API: h, MCP: h})
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	// A connection each, as curl in a loop does: on one kept-alive
+	// connection the server would not read the next request before the
+	// handler returned.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	for i := range 20 {
+		resp, err := client.Post(ts.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("request %d of one sequential client: %d", i, resp.StatusCode)
+		}
+	}
+}
+
 // The rate limit covers the web pages too, and 0 turns it off everywhere.
 func TestRateLimitEverySurface(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })

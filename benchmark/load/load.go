@@ -32,6 +32,9 @@ type config struct {
 	duration time.Duration
 	conns    int
 	phases   string
+	// serveFlags are added to every server the harness starts, to measure
+	// a setting ("--max-inflight 1").
+	serveFlags []string
 }
 
 // Main runs the harness and returns the exit code.
@@ -43,6 +46,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.duration, "duration", 5*time.Second, "length of each measured phase (at most 60s)")
 	fs.IntVar(&cfg.conns, "conns", 32, "concurrent connections in the capacity phase (at most 256)")
 	fs.StringVar(&cfg.phases, "phases", "capacity,overload,hostile,faults", "phases to run, comma-separated")
+	var serveFlags string
+	fs.StringVar(&serveFlags, "serve-flags", "", "flags added to every server started, space-separated (e.g. \"--max-inflight 1\")")
 	var minimalBody, minimalType, minimalAddr string
 	fs.StringVar(&minimalBody, "minimal-body", "", "internal: serve this file's bytes as the minimal handler")
 	fs.StringVar(&minimalType, "minimal-type", "", "internal: its Content-Type")
@@ -57,6 +62,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "load: --bin is required; --duration must be in (0, 60s], --conns in [1, 256]")
 		return 2
 	}
+	cfg.serveFlags = strings.Fields(serveFlags)
 	h := &harness{cfg: cfg, out: stdout, log: stderr}
 	fails := 0
 	for _, p := range strings.Split(cfg.phases, ",") {
@@ -117,6 +123,7 @@ func (h *harness) start(ctx context.Context, dataDir string, extra ...string) (*
 		return nil, err
 	}
 	args := append([]string{"serve", "--addr", addr, "--data", dataDir, "--log-level", "warn"}, extra...)
+	args = append(args, h.cfg.serveFlags...)
 	cmd := exec.CommandContext(ctx, h.cfg.bin, args...)
 	s := &server{cmd: cmd, base: "http://" + addr, logs: &strings.Builder{}}
 	pr, pw := io.Pipe()

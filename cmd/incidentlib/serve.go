@@ -255,11 +255,14 @@ func (m *Main) logger(level, format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: want text or json", format)
 }
 
-// defaultMaxExpensive bounds expensive work at one request per processor:
-// a search is CPU work, so more at once only makes each one slower (at two
-// per processor, admitted searches under twice the capacity had p99
-// 178 ms; at one, 69 ms — docs/performance.md).
-func defaultMaxExpensive() int { return runtime.GOMAXPROCS(0) }
+// defaultMaxExpensive bounds expensive work at one request per processor
+// but one, and never below one. A search is CPU work, so more at once only
+// makes each slower; and with every processor on searches, cheap requests
+// (a cached case, a health probe) and the garbage collector wait for one
+// to come free. Keeping one back held cheap requests at p99 6.8 ms under
+// twice the search capacity on two processors, against 84 ms with both on
+// searches (docs/performance.md).
+func defaultMaxExpensive() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 
 func (m *Main) runMCP(ctx context.Context, args []string) int {
 	fs := newFlagSet("mcp", m.Stderr)
