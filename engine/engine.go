@@ -49,6 +49,7 @@ type Engine struct {
 	statsOnce sync.Once
 	stats     *incidentlib.Stats
 	matches   sync.Pool // *matchBuffers for run
+	tokens    *tokenCache
 }
 
 var _ incidentlib.Library = (*Engine)(nil)
@@ -64,7 +65,8 @@ func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.C
 	sorted := make([]*incidentlib.Case, len(cases))
 	copy(sorted, cases)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
-	e := &Engine{vocab: v, cases: sorted, byID: make(map[string]int, len(sorted)), queryTimeout: opts.QueryTimeout}
+	e := &Engine{vocab: v, cases: sorted, byID: make(map[string]int, len(sorted)), queryTimeout: opts.QueryTimeout,
+		tokens: newTokenCache(DefaultTokenCacheTokens)}
 	if e.queryTimeout <= 0 {
 		e.queryTimeout = DefaultQueryTimeout
 	}

@@ -139,7 +139,7 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 				// The hit's text is analyzed once for its snippets and
 				// its reasons.
 				terms := pl.snippetTerms()
-				fields := e.analyzeHit(e.cases[ci], pl, stemPrefixes(terms), mask[ci])
+				fields := e.analyzeHit(ci, pl, stemPrefixes(terms), mask[ci])
 				h.Snippets = e.snippetsFrom(e.cases[ci], terms, false, true, fields)
 				h.Matched, h.Terms = e.why(e.cases[ci], pl, fields)
 			}

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/blevesearch/bleve/v2/analysis"
-
 	"incidentlib"
 )
 
@@ -30,7 +28,7 @@ func (e *Engine) snippetsFiltered(c *incidentlib.Case, terms []string, fuzzy, pr
 type analyzedField struct {
 	field  string
 	text   string
-	tokens analysis.TokenStream
+	tokens *fieldTokens // nil when not analyzed
 }
 
 // caseFields are the fields snippets and reasons look at, in the order
@@ -129,9 +127,12 @@ func (e *Engine) snippetsFrom(c *incidentlib.Case, terms []string, fuzzy, prefil
 			}
 			var spans [][2]int
 			seen := map[string]bool{}
-			for _, tok := range f.tokens {
-				if term := string(tok.Term); matches(term) {
-					spans = append(spans, [2]int{tok.Start, tok.End})
+			if f.tokens == nil {
+				continue
+			}
+			for i, term := range f.tokens.terms {
+				if matches(term) {
+					spans = append(spans, [2]int{int(f.tokens.start[i]), int(f.tokens.end[i])})
 					seen[term] = true
 				}
 			}

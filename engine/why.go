@@ -43,14 +43,10 @@ func (e *Engine) why(c *incidentlib.Case, pl *plan, analyzed []analyzedField) ([
 	}
 	var fields []field
 	for _, f := range analyzed {
-		if len(f.tokens) == 0 {
+		if f.tokens == nil || len(f.tokens.terms) == 0 {
 			continue
 		}
-		ts := make([]string, len(f.tokens))
-		for i, tok := range f.tokens {
-			ts[i] = string(tok.Term)
-		}
-		fields = append(fields, field{f.field, ts})
+		fields = append(fields, field{f.field, f.tokens.terms})
 	}
 	var out []incidentlib.Match
 	var terms []incidentlib.Term
@@ -249,7 +245,8 @@ func (e *Engine) nearTerms(word, stem string, pl *plan) []incidentlib.Term {
 // the case matched through its text has been found and two fields beyond
 // the title hold a match (enough for the snippets). A page of hits costs
 // a bounded amount of analysis whatever the cases' length.
-func (e *Engine) analyzeHit(c *incidentlib.Case, pl *plan, prefixes []string, matched uint32) []analyzedField {
+func (e *Engine) analyzeHit(ci int, pl *plan, prefixes []string, matched uint32) []analyzedField {
+	c := e.cases[ci]
 	a := e.analyzer()
 	var textSpan uint32
 	for _, m := range pl.matchers {
@@ -261,14 +258,11 @@ func (e *Engine) analyzeHit(c *incidentlib.Case, pl *plan, prefixes []string, ma
 	var found uint32
 	excerpts := 0
 	var out []analyzedField
-	for _, f := range caseFields(c) {
+	for fi, f := range caseFields(c) {
 		af := analyzedField{field: f.field, text: f.text}
 		if (found&need != need || excerpts < maxSnippets) && f.text != "" && mayHold(f.text, prefixes) {
-			af.tokens = a.Analyze([]byte(f.text))
-			ts := make([]string, len(af.tokens))
-			for i, tok := range af.tokens {
-				ts[i] = string(tok.Term)
-			}
+			af.tokens = e.tokens.get(fieldKey{ci: int32(ci), field: int32(fi)}, f.text, a)
+			ts := af.tokens.terms
 			var here uint32
 			for _, m := range pl.matchers {
 				for _, seq := range m.seqs {
