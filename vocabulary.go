@@ -1,6 +1,7 @@
 package incidentlib
 
 import (
+	"slices"
 	"sort"
 )
 
@@ -66,6 +67,9 @@ type Term struct {
 	Name       string
 	Definition string
 	Group      string // component group slug; components only
+	// Symptoms are, for a severity, the symptoms that give it: a case's
+	// severity is the most severe one any of its symptoms gives.
+	Symptoms []string
 	// Aliases are other ways people write the term ("retry storm" for
 	// Retry amplification). A query that names a term by its name, slug
 	// or an alias ranks the cases tagged with it.
@@ -170,6 +174,19 @@ func (v *Vocabulary) GroupMembers(group string) []string {
 
 // Severities returns the closed list of severities, most severe first.
 func (v *Vocabulary) Severities() []Term { return v.severities }
+
+// SeverityFor is the severity that a case with the given symptoms has: the
+// most severe severity that any of them gives, or "" when it has none.
+func (v *Vocabulary) SeverityFor(symptoms []string) string {
+	for _, sv := range v.severities {
+		for _, s := range symptoms {
+			if slices.Contains(sv.Symptoms, s) {
+				return sv.Slug
+			}
+		}
+	}
+	return ""
+}
 
 // Severity looks up a severity by slug.
 func (v *Vocabulary) Severity(slug string) (Term, bool) { return find(v.severities, slug) }

@@ -188,7 +188,7 @@ func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Tim
 		Scope: cf.Scope, UsersAffected: cf.UsersAffected, Region: cf.Region,
 		Summary: cf.Summary, Symptoms: cf.Symptoms, Trigger: cf.Trigger,
 		RootCause: cf.RootCause, Detection: cf.Detection, Lessons: cf.Lessons,
-		Severity: cf.Severity, Remediation: cf.Remediation,
+		Severity: v.SeverityFor(cf.SymptomTerms), Remediation: cf.Remediation,
 		SymptomTerms: cf.SymptomTerms, Components: cf.Components, ContributingFactors: cf.ContributingFactors,
 		Verification: incidentlib.Verification{Status: cf.Verification.Status, Against: cf.Verification.Against, Note: cf.Verification.Note},
 		Origin:       file,
@@ -307,10 +307,8 @@ func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Tim
 	checkTerms(incidentlib.FacetSymptom, "symptom_terms", c.SymptomTerms)
 	checkTerms(incidentlib.FacetComponent, "components", c.Components)
 	checkTerms(incidentlib.FacetContributingFactor, "contributing_factors", c.ContributingFactors)
-	if c.Severity != "" {
-		if _, ok := v.Severity(c.Severity); !ok {
-			report(at("severity"), "unknown severity %q (valid: %s)", c.Severity, slugList(v.Severities()))
-		}
+	if cf.Severity != "" {
+		report(at("severity"), "severity is not written by hand: it follows from symptom_terms (%s); remove this line", severityRule(v))
 	}
 
 	// Lists of prose.
@@ -410,3 +408,12 @@ func slugsOf(ts []incidentlib.Term) []string {
 }
 
 func slugList(ts []incidentlib.Term) string { return strings.Join(slugsOf(ts), ", ") }
+
+// severityRule says in one line which symptoms give which severity.
+func severityRule(v *incidentlib.Vocabulary) string {
+	var parts []string
+	for _, sv := range v.Severities() {
+		parts = append(parts, sv.Slug+" from "+strings.Join(sv.Symptoms, ", "))
+	}
+	return strings.Join(parts, "; ")
+}

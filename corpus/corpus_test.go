@@ -41,6 +41,45 @@ func TestShippedVocabularyLoads(t *testing.T) {
 	}
 }
 
+// A case's severity follows from its symptoms: the most severe level any of
+// them gives; none without symptoms.
+func TestSeverityFollowsSymptoms(t *testing.T) {
+	v, ps := corpus.LoadVocabulary(vocabulary.FileName, vocabulary.YAML)
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	for _, tt := range []struct {
+		symptoms []string
+		want     string
+	}{
+		{nil, ""},
+		{[]string{"high-latency"}, "minor"},
+		{[]string{"degraded-feature", "high-error-rate"}, "major"},
+		{[]string{"high-latency", "partial-outage", "data-loss"}, "critical"},
+		{[]string{"control-plane-unavailable"}, "major"},
+	} {
+		if got := v.SeverityFor(tt.symptoms); got != tt.want {
+			t.Errorf("SeverityFor(%v) = %q, want %q", tt.symptoms, got, tt.want)
+		}
+	}
+	// The rule must cover every symptom once.
+	broken := strings.Replace(string(vocabulary.YAML), "symptoms: [high-latency, processing-delay, degraded-feature]", "symptoms: [high-latency, processing-delay, full-outage]", 1)
+	if broken == string(vocabulary.YAML) {
+		t.Fatal("the minor severity's rule line moved; update this test")
+	}
+	_, ps = corpus.LoadVocabulary("v.yaml", []byte(broken))
+	var msgs []string
+	for _, p := range ps {
+		msgs = append(msgs, p.Message)
+	}
+	got := strings.Join(msgs, "\n")
+	for _, want := range []string{"symptom full-outage is listed under both critical and minor", "symptom degraded-feature gives no severity"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("a rule that misses or repeats a symptom: problems lack %q:\n%s", want, got)
+		}
+	}
+}
+
 func TestShippedCorpusValidates(t *testing.T) {
 	c, ps, err := corpus.Load(corpus.Options{Now: time.Now()})
 	if err != nil {

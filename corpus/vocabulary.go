@@ -27,6 +27,8 @@ type termFile struct {
 	Name       string `yaml:"name"`
 	Definition string `yaml:"definition"`
 	Group      string `yaml:"group"`
+	// Symptoms are, for a severity, the symptoms that give it.
+	Symptoms []string `yaml:"symptoms"`
 }
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -119,11 +121,50 @@ func LoadVocabulary(name string, data []byte) (*incidentlib.Vocabulary, Problems
 		incidentlib.FacetContributingFactor: withFacet(incidentlib.FacetContributingFactor, checkList("contributing_factors", vf.ContributingFactors, false)),
 	}
 	severities := checkList("severities", vf.Severities, false)
+	checkSeverityRule(vf, severities, report)
 	sourceTypes := checkList("source_types", vf.SourceTypes, false)
 	if len(ps) > 0 {
 		return nil, ps
 	}
 	return incidentlib.NewVocabulary(terms, domainGroups, severities, sourceTypes), nil
+}
+
+// checkSeverityRule checks the rule that gives a case its severity: every
+// symptom is listed under exactly one severity, and only severities list
+// symptoms. It copies each severity's symptoms into its domain term.
+func checkSeverityRule(vf vocabularyFile, severities []incidentlib.Term, report func(int, string)) {
+	for _, l := range [][]termFile{vf.RootCauses, vf.ComponentGroups, vf.Components, vf.Symptoms, vf.ContributingFactors, vf.SourceTypes} {
+		for _, t := range l {
+			if len(t.Symptoms) > 0 {
+				report(0, fmt.Sprintf("%s lists symptoms: only severities do", t.Slug))
+			}
+		}
+	}
+	known := map[string]bool{}
+	for _, t := range vf.Symptoms {
+		known[t.Slug] = true
+	}
+	given := map[string]string{}
+	for i, sv := range vf.Severities {
+		for _, sym := range sv.Symptoms {
+			switch {
+			case !known[sym]:
+				report(0, fmt.Sprintf("severity %s lists %q, which is not a symptom", sv.Slug, sym))
+			case given[sym] != "":
+				report(0, fmt.Sprintf("symptom %s is listed under both %s and %s: each symptom gives one severity", sym, given[sym], sv.Slug))
+			default:
+				given[sym] = sv.Slug
+			}
+		}
+		if i < len(severities) && severities[i].Slug == sv.Slug {
+			severities[i].Symptoms = sv.Symptoms
+		}
+	}
+	for _, t := range vf.Symptoms {
+		if given[t.Slug] == "" {
+			report(0, fmt.Sprintf("symptom %s gives no severity: list it under one of the severities", t.Slug))
+		}
+	}
 }
 
 // firstInvalidUTF8Line returns the 1-based line of the first byte that is
