@@ -29,9 +29,12 @@ type histogram struct {
 	n      uint64
 }
 
+// gauge is a single value: a gauge, or a counter when counter is set (a
+// count that only rises, named *_total, whose rate is what one alerts on).
 type gauge struct {
-	help  string
-	value float64
+	help    string
+	value   float64
+	counter bool
 }
 
 func newMetrics() *metrics {
@@ -61,7 +64,13 @@ func (m *metrics) observe(group string, status int, d time.Duration) {
 func (m *metrics) setGauge(name, help string, v float64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.gauges[name] = gauge{help, v}
+	m.gauges[name] = gauge{help: help, value: v}
+}
+
+func (m *metrics) setCounter(name, help string, v uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gauges[name] = gauge{help: help, value: float64(v), counter: true}
 }
 
 func (m *metrics) serve(w http.ResponseWriter, _ *http.Request) {
@@ -104,7 +113,11 @@ func (m *metrics) serve(w http.ResponseWriter, _ *http.Request) {
 	sort.Strings(names)
 	for _, n := range names {
 		g := m.gauges[n]
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n%s %g\n", n, g.help, n, n, g.value)
+		typ := "gauge"
+		if g.counter {
+			typ = "counter"
+		}
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s %g\n", n, g.help, n, typ, n, g.value)
 	}
 	fmt.Fprintf(w, "# HELP incidentlib_uptime_seconds Seconds since the process started serving.\n# TYPE incidentlib_uptime_seconds gauge\nincidentlib_uptime_seconds %g\n", time.Since(m.started).Seconds())
 }
@@ -113,11 +126,11 @@ func (m *metrics) serve(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	entries, bytes, hits, misses := s.guard.cache.stats()
 	s.metrics.setGauge("incidentlib_inflight_requests", "Requests being worked on (past the rate limit and cache).", float64(s.guard.inFlight.Load()))
-	s.metrics.setGauge("incidentlib_shed_total", "Expensive requests refused with 503 because the bound on work in flight was reached.", float64(s.guard.shed.Load()))
-	s.metrics.setGauge("incidentlib_rate_limited_total", "Requests refused with 429 by the per-client rate limits.", float64(s.guard.limited.Load()))
+	s.metrics.setCounter("incidentlib_shed_total", "Expensive requests refused with 503 because the bound on work in flight was reached.", s.guard.shed.Load())
+	s.metrics.setCounter("incidentlib_rate_limited_total", "Requests refused with 429 by the per-client rate limits.", s.guard.limited.Load())
 	s.metrics.setGauge("incidentlib_cache_entries", "Responses in the cache.", float64(entries))
 	s.metrics.setGauge("incidentlib_cache_bytes", "Memory held by the response cache, in bytes.", float64(bytes))
-	s.metrics.setGauge("incidentlib_cache_hits_total", "Requests answered from the response cache.", float64(hits))
-	s.metrics.setGauge("incidentlib_cache_misses_total", "Cacheable requests the cache could not answer.", float64(misses))
+	s.metrics.setCounter("incidentlib_cache_hits_total", "Requests answered from the response cache.", hits)
+	s.metrics.setCounter("incidentlib_cache_misses_total", "Cacheable requests the cache could not answer.", misses)
 	s.metrics.serve(w, r)
 }

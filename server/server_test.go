@@ -61,6 +61,11 @@ func TestMetricsCountRequests(t *testing.T) {
 		`incidentlib_http_requests_total{group="web",status="404"} 2`,
 		`incidentlib_http_request_duration_seconds_count{group="web"} 2`,
 		"incidentlib_cases 184",
+		"# TYPE incidentlib_cases gauge",
+		"# TYPE incidentlib_shed_total counter",
+		"# TYPE incidentlib_rate_limited_total counter",
+		"# TYPE incidentlib_cache_hits_total counter",
+		"# TYPE incidentlib_inflight_requests gauge",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
