@@ -73,7 +73,7 @@ type CaseSummary struct {
 	Company       string    `json:"company" doc:"The company or project that had the incident."`
 	Year          int       `json:"year" doc:"The year the incident started."`
 	Timeline      Timeline  `json:"timeline"`
-	Severity      *string   `json:"severity" doc:"A severity slug (see /api/v1/vocab), or null when the source gives none."`
+	Severity      *string   `json:"severity" doc:"A severity slug (see /api/v1/vocab); it follows from the case's symptoms by the rule the vocabulary gives, and is null for a case with no symptoms."`
 	Summary       string    `json:"summary"`
 	Tags          Tags      `json:"tags"`
 	TimeToDetect  *Duration `json:"time_to_detect" doc:"From start to detection: from the timeline when both are exact, else as the source states it; null when unknown."`

@@ -23,7 +23,7 @@ type CaseDetail struct {
 	TimeToDetect  string `json:"time_to_detect,omitempty" jsonschema:"e.g. 2m, 6h 13m"`
 	TimeToResolve string `json:"time_to_resolve,omitempty"`
 
-	Severity      string `json:"severity,omitempty" jsonschema:"critical, major or minor, only as the source classes it"`
+	Severity      string `json:"severity,omitempty" jsonschema:"critical, major or minor; it follows from the case's symptoms (critical: full outage, data lost or exposed; major: other failures; minor: slow, late or degraded)"`
 	Scope         string `json:"scope,omitempty"`
 	UsersAffected string `json:"users_affected,omitempty"`
 	Region        string `json:"region,omitempty"`

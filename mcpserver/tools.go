@@ -31,7 +31,7 @@ type Filters struct {
 	Symptom            []string `json:"symptom,omitempty" jsonschema:"symptom slugs (e.g. high-error-rate). List them with vocab(facet=symptom)"`
 	ContributingFactor []string `json:"contributing_factor,omitempty" jsonschema:"contributing-factor slugs (e.g. retry-amplification). List them with vocab(facet=contributing_factor)"`
 	Company            []string `json:"company,omitempty" jsonschema:"company names as the cases spell them (case-insensitive), e.g. Cloudflare"`
-	Severity           []string `json:"severity,omitempty" jsonschema:"severity slugs, as the source classed the incident: critical, major or minor"`
+	Severity           []string `json:"severity,omitempty" jsonschema:"severity slugs: critical (full outage, data lost or exposed), major (other failures) or minor (slow, late or degraded); a case's severity follows from its symptoms"`
 	YearFrom           int      `json:"year_from,omitempty" jsonschema:"only incidents that started in this year or later"`
 	YearTo             int      `json:"year_to,omitempty" jsonschema:"only incidents that started in this year or earlier"`
 }
