@@ -17,7 +17,8 @@ var mixSorts = []string{"relevance", "newest", "oldest", "longest"}
 // BenchmarkListCasesNewQueries is the cost of one uncached
 // /api/v1/cases search over the shipped corpus, through the API handler
 // without the network. It showed that analyzing hits' text for snippets
-// was most of it (16.6 ms → 5.7 ms a request once analysis is cached).
+// was most of it (8.5–9.6 ms → 2.7–3.1 ms a request once analysis is cached;
+// docs/performance.md).
 func BenchmarkListCasesNewQueries(b *testing.B) {
 	ta := newAPI(b, Config{BaseURL: "http://x"})
 	b.ReportAllocs()
