@@ -259,8 +259,8 @@ func (m *Main) logger(level, format string) (*slog.Logger, error) {
 // but one, and never below one. A search is CPU work, so more at once only
 // makes each slower; and with every processor on searches, cheap requests
 // (a cached case, a health probe) and the garbage collector wait for one
-// to come free. Keeping one back held cheap requests at p99 6.8 ms under
-// twice the search capacity on two processors, against 84 ms with both on
+// to come free. Keeping one back held cheap requests at p99 5.3–8.4 ms under
+// twice the search capacity on two processors, against 38 ms with both on
 // searches (docs/performance.md).
 func defaultMaxExpensive() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 
