@@ -25,6 +25,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"incidentlib/synthetic"
 )
 
 type config struct {
@@ -433,7 +435,7 @@ func (h *harness) capacity(ctx context.Context) error {
 	// The uncached search path: a different query every time.
 	var n atomic.Int64
 	uncached := closedLoop(ctx, c, h.cfg.conns, d, func() *http.Request {
-		return get(s.base, searchMix(n.Add(1)))()
+		return get(s.base, synthetic.SearchMix(n.Add(1)))()
 	})
 	row("search, a new query each time (uncached)", uncached)
 	h.searchCapacity = float64(uncached.byStatus[200]) / uncached.took.Seconds()
@@ -470,7 +472,7 @@ func (h *harness) overload(ctx context.Context) error {
 		cheap = openLoop(ctx, newClient(16), 50, h.cfg.duration, 16, get(s.base, "/api/v1/cases/IL-0561"))
 	}()
 	heavy := openLoop(ctx, c, rate, h.cfg.duration, 512, func() *http.Request {
-		return get(s.base, searchMix(1_000_000+n.Add(1)))()
+		return get(s.base, synthetic.SearchMix(1_000_000+n.Add(1)))()
 	})
 	wg.Wait()
 	close(stop)
@@ -666,27 +668,4 @@ func serveMinimal(ctx context.Context, bodyFile, ctype, addr string, stderr io.W
 		return 1
 	}
 	return 0
-}
-
-// mixWords are single words of the incident domain, most of them broad
-// (matching a large share of the shipped cases), so that each request is
-// a real search with a large result set to count and rank.
-var mixWords = []string{"database", "dns", "certificate", "network", "configuration", "deploy", "cache", "storage",
-	"latency", "region", "outage", "retry", "load", "timeout", "memory", "disk", "queue", "replication", "failover", "traffic",
-	"error", "service", "cluster", "kubernetes", "proxy", "backup", "migration", "capacity", "monitoring", "alert"}
-
-var mixSorts = []string{"relevance", "newest", "oldest", "longest"}
-
-// searchMix is the i-th request of a stream of searches that do not
-// repeat within a run: word, sort, page size and a year bound vary, so the
-// response cache cannot answer them.
-func searchMix(i int64) string {
-	w := mixWords[i%int64(len(mixWords))]
-	i /= int64(len(mixWords))
-	so := mixSorts[i%4]
-	i /= 4
-	pp := 20 + i%81
-	i /= 81
-	year := 2000 + i%20
-	return fmt.Sprintf("/api/v1/cases?q=%s&sort=%s&per_page=%d&year_from=%d", w, so, pp, year)
 }
