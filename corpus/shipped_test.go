@@ -69,8 +69,8 @@ func TestShippedCorpusFloor(t *testing.T) {
 }
 
 // hostLike finds web host names in prose ("status.example.com",
-// "postmortems.app").
-var hostLike = regexp.MustCompile(`\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|app|dev|co|jp|kr|cn|de|fr|uk|me|blog|info|tech|cloud)\b`)
+// "postmortems.app"), a country's second level included ("itnews.com.au").
+var hostLike = regexp.MustCompile(`\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|app|dev|co|jp|kr|cn|de|fr|uk|me|blog|info|tech|cloud)(?:\.[a-z]{2})?\b`)
 
 // Every page a fact comes from is listed among the case's sources: a host
 // named in the verification text must be the host of a listed source or of
