@@ -60,16 +60,16 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "| %s | %d | %.3f | %.3f | %.3f | %d of %d | %d of %d |\n",
 			part.name, sc.Queries, sc.RecallAt10, sc.MRR, sc.NDCGAt10, sc.Found, sc.Queries, sc.Top3OK, sc.Top3Judged)
 		for _, r := range rs {
-			if r.Recall < 1 || !r.Top3OK {
+			if r.Recall < 1 || !r.Top3OK || r.RR < 1 {
 				misses = append(misses, miss{part.name, r})
 			}
 		}
 	}
 	if *verbose {
-		fmt.Fprintf(stdout, "\nmisses:\n")
+		fmt.Fprintf(stdout, "\nqueries not answered perfectly (a judged case missing, or the first judged case below rank 1):\n")
 		for _, m := range misses {
 			r := m.r
-			fmt.Fprintf(stdout, "  %s [%s] %q top3=%v top10=%v got=%s\n", m.part, r.Kind, r.Text, r.Top3, r.Top10, strings.Join(r.Got, " "))
+			fmt.Fprintf(stdout, "  %s [%s] %q rr=%.2f top3=%v top10=%v got=%s\n", m.part, r.Kind, r.Text, r.RR, r.Top3, r.Top10, strings.Join(r.Got, " "))
 		}
 	}
 	return 0
