@@ -135,23 +135,9 @@ func TestStatsMissing(t *testing.T) {
 // TestServeEndToEnd starts the real command on a random port and reads each
 // protocol's front door the way a user would.
 func TestServeEndToEnd(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	addrc := make(chan string, 1)
-	var errOut bytes.Buffer
-	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &errOut, Now: time.Now, OnListen: func(a string) { addrc <- a }}
-	done := make(chan int, 1)
-	go func() {
-		done <- m.Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", "-", "--log-level", "warn"})
-	}()
-	var base string
-	select {
-	case a := <-addrc:
-		base = "http://" + a
-	case code := <-done:
-		t.Fatalf("serve exited %d: %s", code, errOut.String())
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not listen")
-	}
+	ctx := context.Background()
+	srv := serveForTest(t, "--data", "-", "--log-level", "warn")
+	base := srv.Base
 	get := func(path string) (int, string) {
 		resp, err := http.Get(base + path)
 		if err != nil {
@@ -161,19 +147,11 @@ func TestServeEndToEnd(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
+	// Live as soon as it listens, before the library is loaded.
 	if code, _ := get("/healthz"); code != 200 {
 		t.Fatalf("/healthz %d", code)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if code, _ := get("/readyz"); code == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("never ready")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	srv.waitReady()
 	checks := []struct{ path, want string }{
 		{"/cases/IL-0561", "DigitalOcean"},
 		{"/api/v1/cases/IL-0561/similar", "same root cause"},
@@ -217,14 +195,8 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	cs.Close()
 
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("serve exited %d after shutdown: %s", code, errOut.String())
-		}
-	case <-time.After(15 * time.Second):
-		t.Error("serve did not shut down")
+	if code := srv.stop(); code != 0 {
+		t.Errorf("serve exited %d after shutdown: %s", code, srv.Logs.String())
 	}
 }
 
@@ -251,33 +223,9 @@ spec:
 // log has one line per request (none of the protocol library's own) and a
 // line at shutdown.
 func TestServeRateLimitOffAndLogs(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var errOut syncBuffer
-	addrc := make(chan string, 1)
-	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &errOut, Now: time.Now, OnListen: func(a string) { addrc <- a }}
-	done := make(chan int, 1)
-	go func() {
-		done <- m.Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", "-", "--rate-limit", "0", "--log-format", "json"})
-	}()
-	var base string
-	select {
-	case a := <-addrc:
-		base = "http://" + a
-	case code := <-done:
-		t.Fatalf("serve exited %d: %s", code, errOut.String())
-	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if resp, err := http.Get(base + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("never ready")
-		}
-	}
+	srv := serveForTest(t, "--data", "-", "--rate-limit", "0", "--log-format", "json")
+	srv.waitReady()
+	base := srv.Base
 	const n = 80 // twice the burst the MCP endpoint once applied whatever the flag said
 	for i := range n {
 		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
@@ -292,11 +240,10 @@ func TestServeRateLimitOffAndLogs(t *testing.T) {
 			t.Fatalf("MCP request %d: %d with --rate-limit 0", i, resp.StatusCode)
 		}
 	}
-	cancel()
-	if code := <-done; code != 0 {
+	if code := srv.stop(); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	logs := errOut.String()
+	logs := srv.Logs.String()
 	if got := strings.Count(logs, `"msg":"request"`); got != n {
 		t.Errorf("%d request lines for %d requests", got, n)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -165,39 +164,12 @@ func TestReplicasFollowTheStore(t *testing.T) {
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // startServe runs incidentlib serve with args on a free port until the
-// test ends, and returns its base URL once it is ready.
+// test ends and returns its base URL once it is ready.
 func startServe(t *testing.T, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	addrc := make(chan string, 1)
-	var errOut bytes.Buffer
-	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &errOut, Now: time.Now, OnListen: func(a string) { addrc <- a }}
-	done := make(chan int, 1)
-	go func() {
-		done <- m.Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...))
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	var base string
-	select {
-	case a := <-addrc:
-		base = "http://" + a
-	case code := <-done:
-		t.Fatalf("serve exited %d: %s", code, errOut.String())
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return base
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("never ready: %s", errOut.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	s := serveForTest(t, append([]string{"--log-level", "warn"}, args...)...)
+	s.waitReady()
+	return s.Base
 }
 
 // fetch sends a request with an optional token and returns status and body.
