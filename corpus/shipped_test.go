@@ -70,7 +70,9 @@ func TestShippedCorpusFloor(t *testing.T) {
 
 // hostLike finds web host names in prose ("status.example.com",
 // "postmortems.app"), a country's second level included ("itnews.com.au").
-var hostLike = regexp.MustCompile(`\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|app|dev|co|jp|kr|cn|de|fr|uk|me|blog|info|tech|cloud)(?:\.[a-z]{2})?\b`)
+// File endings that are also country codes (.md, .py, .sh, .go) are left
+// out, so that "README.md" is not read as a host.
+var hostLike = regexp.MustCompile(`\b(?:[a-z0-9-]+\.)+(?:com|org|net|edu|gov|io|app|dev|co|ai|me|blog|info|tech|cloud|news|xyz|site|fyi|art|biz|tv|wiki|online|page|pub|today|space|ws|to|jp|kr|cn|tw|hk|sg|in|id|vn|th|my|ph|au|nz|de|fr|uk|eu|it|nl|be|at|ch|es|pt|se|no|dk|fi|ie|is|pl|cz|sk|hu|ro|gr|ru|ua|ee|lv|lt|si|il|za|br|ar|cl|mx|pe|ca|us)(?:\.[a-z]{2})?\b`)
 
 // Every page a fact comes from is listed among the case's sources: a host
 // named in the verification text must be the host of a listed source or of
