@@ -75,7 +75,7 @@ type Result struct {
 	Query
 	Got    []string // the top 10, in order
 	RR     float64  // 1 / rank of the first judged case; 0 when none is in the top 10
-	Recall float64  // share of the judged cases in the top 10
+	Recall float64  // share of the judged cases in the top 10 (of at most 10 judged)
 	NDCG   float64
 	Top3OK bool // every top-3 case is in the top 3
 }
@@ -168,7 +168,9 @@ func score(r *Result) {
 	if idcg > 0 {
 		r.NDCG = dcg / idcg
 	}
-	r.Recall = float64(found) / float64(len(gain))
+	// Recall at 10 counts against at most 10 judged cases: with more
+	// judged than the page holds, a full page of them is a perfect page.
+	r.Recall = float64(found) / float64(min(len(gain), 10))
 	r.Top3OK = true
 	for _, id := range r.Top3 {
 		rank := -1

@@ -2,6 +2,7 @@ package relevance_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"incidentlib/engine/enginetest"
@@ -9,11 +10,12 @@ import (
 )
 
 // The floors recorded in docs/search.md: the scores the shipped corpus
-// reaches (681 cases; the set was judged at 184, see there), rounded down. A change that ranks
+// reaches (744 cases, the set judged at 184 and extended to the later cases
+// on 1 December 2026, see there), rounded down. A change that ranks
 // worse fails here; a change that ranks better should raise them.
 var floors = map[string]struct{ recall, mrr, ndcg float64 }{
-	"tuning":   {0.96, 0.90, 0.90},
-	"held out": {0.98, 0.94, 0.94},
+	"tuning":   {0.90, 0.94, 0.90},
+	"held out": {0.92, 0.96, 0.92},
 }
 
 func TestRelevanceFloor(t *testing.T) {
@@ -77,5 +79,18 @@ func TestMetrics(t *testing.T) {
 	sc, _, _ = relevance.Evaluate(context.Background(), fakeLib{"IL-0002"}, []relevance.Query{{Text: "x", Top10: []string{"IL-0001"}}})
 	if sc.MRR != 0 || sc.RecallAt10 != 0 || sc.Found != 0 {
 		t.Errorf("a miss scores %+v", sc)
+	}
+	// Twelve judged cases, the ten on the page all judged: recall 1.
+	var judged, page fakeLib
+	for i := 1; i <= 12; i++ {
+		id := fmt.Sprintf("IL-%04d", i)
+		judged = append(judged, id)
+		if i <= 10 {
+			page = append(page, id)
+		}
+	}
+	sc, _, _ = relevance.Evaluate(context.Background(), page, []relevance.Query{{Text: "x", Top10: judged}})
+	if sc.RecallAt10 != 1 {
+		t.Errorf("a page of ten judged cases of twelve: recall@10 %.3f, want 1", sc.RecallAt10)
 	}
 }
