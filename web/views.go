@@ -133,7 +133,13 @@ func (s *server) caseView(c *incidentlib.Case) caseView {
 				URL: "/search?component=" + url.QueryEscape(g.Slug)})
 		}
 	}
-	for _, f := range []fact{{"Severity", v.Severity}, {"Scope", c.Scope}, {"Users affected", c.UsersAffected},
+	// A case's severity is not the source's word but the vocabulary's
+	// rule applied to its symptoms; the page says so.
+	severity := v.Severity
+	if severity != "–" {
+		severity += " (from its symptoms)"
+	}
+	for _, f := range []fact{{"Severity", severity}, {"Scope", c.Scope}, {"Users affected", c.UsersAffected},
 		{"Region", c.Region}, {"Time to detect", v.TTD}, {"Time to resolve", v.TTR}} {
 		if f.Value == "" || f.Value == "–" {
 			v.Unknown = append(v.Unknown, strings.ToLower(f.Name))
