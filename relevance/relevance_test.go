@@ -10,7 +10,7 @@ import (
 )
 
 // The floors recorded in docs/search.md: the scores the shipped corpus
-// reaches (744 cases, the set judged at 184 and extended to the later cases
+// reaches (760 cases, the set judged at 184 and extended to the later cases
 // on 1 December 2026, see there), rounded down. A change that ranks
 // worse fails here; a change that ranks better should raise them.
 var floors = map[string]struct{ recall, mrr, ndcg float64 }{
