@@ -122,14 +122,11 @@ func (e *Engine) snippetsFrom(c *incidentlib.Case, terms []string, fuzzy, prefil
 	fields := append([]fieldText{{"title", c.Title}, {"summary", c.Summary}}, bodyTexts(c)...)
 	if pre != nil {
 		for _, f := range pre {
-			if f.field == "company" {
+			if f.field == "company" || f.tokens == nil {
 				continue
 			}
 			var spans [][2]int
 			seen := map[string]bool{}
-			if f.tokens == nil {
-				continue
-			}
 			for i, term := range f.tokens.terms {
 				if matches(term) {
 					spans = append(spans, [2]int{int(f.tokens.start[i]), int(f.tokens.end[i])})
