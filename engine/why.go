@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"incidentlib"
 )
@@ -108,8 +109,16 @@ outer:
 	return false
 }
 
-// surfaceForm turns an indexed stem ("databas") back into a word a case
-// writes ("database"), by reading one case that holds it.
+// surfaceFormCases bounds how many cases surfaceForm reads for the forms a
+// stem is written in.
+const surfaceFormCases = 8
+
+// surfaceForm turns an indexed stem ("databas") back into a word the cases
+// write ("database"), by reading a few cases that hold it: of the forms
+// they write ("database", "databases"), the one nearest to what was typed
+// reads best in a "did you mean". Reading one case only made the answer
+// depend on which case the index lists first, which changes as cases are
+// added.
 func (e *Engine) surfaceForm(stem, typed string) string {
 	r, err := e.reader()
 	if err != nil {
@@ -117,42 +126,56 @@ func (e *Engine) surfaceForm(stem, typed string) string {
 	}
 	defer r.Close()
 	a := e.analyzer()
+	typed = strings.ToLower(typed)
+	// Only words that begin as the stem does can analyze to it.
+	prefix := stem[:min(len(stem), 3)]
+	best, bestD := "", -1
+	read := map[int]bool{}
 	for _, f := range textFields {
+		if len(read) == surfaceFormCases || bestD == 0 {
+			break
+		}
 		tfr, err := r.TermFieldReader(context.Background(), []byte(stem), f.name, false, false, false)
 		if err != nil {
 			continue
 		}
-		d, err := tfr.Next(nil)
-		tfr.Close()
-		if err != nil || d == nil {
-			continue
-		}
-		num := binary.BigEndian.Uint64(d.ID)
-		if num >= uint64(len(e.docNum)) || e.docNum[num] < 0 {
-			continue
-		}
-		c := e.cases[e.docNum[num]]
-		texts := append([]fieldText{{"title", c.Title}, {"company", c.Company}, {"summary", c.Summary}}, bodyTexts(c)...)
-		// Of the forms the case writes ("database", "databases"), the one
-		// nearest to what was typed reads best in a "did you mean".
-		best, bestD := "", -1
-		for _, ft := range texts {
-			for _, tok := range a.Analyze([]byte(ft.text)) {
-				if string(tok.Term) != stem {
-					continue
-				}
-				w := strings.ToLower(ft.text[tok.Start:tok.End])
-				if d := incidentlib.EditDistance(w, strings.ToLower(typed)); bestD < 0 || d < bestD {
-					best, bestD = w, d
+		for len(read) < surfaceFormCases && bestD != 0 {
+			d, err := tfr.Next(nil)
+			if err != nil || d == nil {
+				break
+			}
+			num := binary.BigEndian.Uint64(d.ID)
+			if num >= uint64(len(e.docNum)) || e.docNum[num] < 0 || read[int(e.docNum[num])] {
+				continue
+			}
+			ci := int(e.docNum[num])
+			read[ci] = true
+			c := e.cases[ci]
+			for _, ft := range append([]fieldText{{"title", c.Title}, {"company", c.Company}, {"summary", c.Summary}}, bodyTexts(c)...) {
+				for _, w := range strings.FieldsFunc(strings.ToLower(ft.text), notLetterOrDigit) {
+					if !strings.HasPrefix(w, prefix) {
+						continue
+					}
+					toks := a.Analyze([]byte(w))
+					if len(toks) != 1 || string(toks[0].Term) != stem {
+						continue
+					}
+					if d := incidentlib.EditDistance(w, typed); bestD < 0 || d < bestD || (d == bestD && w < best) {
+						best, bestD = w, d
+					}
 				}
 			}
 		}
-		if best != "" {
-			return best
-		}
+		tfr.Close()
+	}
+	if best != "" {
+		return best
 	}
 	return stem
 }
+
+// notLetterOrDigit splits text into the words a case writes.
+func notLetterOrDigit(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 // describe fills in what a result says about its query: the recognised
 // terms with their counts, the words that matched nothing, whether a typo
