@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"incidentlib"
-	"incidentlib/engine"
-	"incidentlib/engine/enginetest"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
 func citeVocabulary() *incidentlib.Vocabulary {

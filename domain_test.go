@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 func TestNearest(t *testing.T) {

@@ -1,4 +1,4 @@
-module incidentlib
+module github.com/incidentlib/incidentlib
 
 go 1.26.0
 

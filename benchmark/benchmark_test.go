@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"incidentlib/synthetic"
+	"github.com/incidentlib/incidentlib/synthetic"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,10 +15,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"incidentlib"
-	"incidentlib/corpus"
-	"incidentlib/engine"
-	"incidentlib/vocabulary"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/vocabulary"
 )
 
 func testVocab(t *testing.T) *incidentlib.Vocabulary {

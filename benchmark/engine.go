@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"incidentlib/synthetic"
+	"github.com/incidentlib/incidentlib/synthetic"
 	"os"
 	"path/filepath"
 	"time"
 
-	"incidentlib"
-	"incidentlib/engine"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/engine"
 )
 
 // engineDir is where the engine keeps its index for a corpus size.

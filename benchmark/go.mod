@@ -1,11 +1,11 @@
-module incidentlib/benchmark
+module github.com/incidentlib/incidentlib/benchmark
 
 go 1.26.0
 
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.13.0
-	incidentlib v0.0.0
+	github.com/incidentlib/incidentlib v0.0.0
 	modernc.org/sqlite v1.62.0
 )
 
@@ -53,4 +53,4 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-replace incidentlib => ../
+replace github.com/incidentlib/incidentlib => ../

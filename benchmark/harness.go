@@ -10,7 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"incidentlib/synthetic"
+	"github.com/incidentlib/incidentlib/synthetic"
 	"io"
 	"os"
 	"os/exec"
@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/corpus"
 )
 
 // DefaultSeed makes every run generate the same corpus and queries.

@@ -3,7 +3,7 @@ package benchmark
 import (
 	"context"
 	"fmt"
-	"incidentlib/synthetic"
+	"github.com/incidentlib/incidentlib/synthetic"
 	"os"
 	"strconv"
 	"time"

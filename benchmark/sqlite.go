@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"incidentlib/synthetic"
+	"github.com/incidentlib/incidentlib/synthetic"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +12,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // SQLite FTS5: the text in an FTS5 table (porter stemming, as the engine's

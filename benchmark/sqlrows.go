@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // The SQL engines get the same content the engine indexes, flattened into

@@ -21,8 +21,8 @@ import (
 	"strings"
 	"time"
 
-	"incidentlib"
-	"incidentlib/httpx"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/httpx"
 )
 
 // Config configures the write path.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // fakeWorkflow keeps drafts in memory; down makes every call fail as a

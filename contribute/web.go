@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 //go:embed templates/*.html

@@ -14,7 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // caseFile is the YAML shape of a case (docs/case-format.md).

@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"incidentlib"
-	"incidentlib/corpus"
-	"incidentlib/vocabulary"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/vocabulary"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

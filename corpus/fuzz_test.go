@@ -3,8 +3,8 @@ package corpus_test
 import (
 	"testing"
 
-	"incidentlib/corpus"
-	"incidentlib/vocabulary"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/vocabulary"
 )
 
 // FuzzParseCase feeds arbitrary bytes to the case parser. It must never

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"incidentlib"
-	"incidentlib/cases"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/cases"
 )
 
 // Options says which cases make up a corpus.

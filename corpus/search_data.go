@@ -10,8 +10,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"incidentlib"
-	"incidentlib/vocabulary"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/vocabulary"
 )
 
 // Bounds on the search data files: an alias or synonym is a short name,

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"incidentlib/vocabulary"
+	"github.com/incidentlib/incidentlib/vocabulary"
 )
 
 func TestShippedSearchDataIsValid(t *testing.T) {

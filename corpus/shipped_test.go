@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"incidentlib"
-	"incidentlib/corpus"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/corpus"
 )
 
 // The shipped corpus is the product's heart. These are its floor: enough

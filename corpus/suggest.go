@@ -3,7 +3,7 @@ package corpus
 import (
 	"fmt"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // didYouMean returns ` (did you mean "x"?)` naming the closest candidate, or

@@ -9,7 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 type vocabularyFile struct {

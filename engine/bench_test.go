@@ -6,9 +6,9 @@ import (
 	"sync"
 	"testing"
 
-	"incidentlib"
-	"incidentlib/engine"
-	"incidentlib/synthetic"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/synthetic"
 )
 
 // benchCases sets the synthetic corpus size of the benchmarks below; the

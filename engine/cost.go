@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // The cost model of a query. Every limit here bounds work that grows with

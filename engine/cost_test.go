@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"incidentlib"
-	"incidentlib/engine/enginetest"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
 // hostileQueries are the queries that cost seconds, gigabytes or a 500

@@ -15,8 +15,8 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"incidentlib"
-	"incidentlib/engine"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/engine"
 )
 
 // indexDir returns the one finished index directory under dataDir.

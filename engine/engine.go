@@ -14,7 +14,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Options configures an Engine.

@@ -1,6 +1,6 @@
 package engine
 
-import "incidentlib"
+import "github.com/incidentlib/incidentlib"
 
 // Hooks for the external tests: they need the engine's own view of a case's
 // neighbours to check the pruned search against brute force.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // bitset is a set of case numbers.

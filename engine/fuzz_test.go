@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // FuzzSearchText sends arbitrary query text and paging through the whole

@@ -18,7 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // indexVersion changes whenever the mapping or the document shape changes,

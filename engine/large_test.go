@@ -8,11 +8,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"incidentlib"
-	"incidentlib/corpus"
-	"incidentlib/engine"
-	"incidentlib/synthetic"
-	"incidentlib/vocabulary"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/synthetic"
+	"github.com/incidentlib/incidentlib/vocabulary"
 )
 
 // syntheticEngine opens an in-memory engine on a generated corpus large

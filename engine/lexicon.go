@@ -5,7 +5,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // questionWords carry no weight in a query: they are how people and agents

@@ -13,7 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Bounds of the query plan, so that a question costs a bounded number of

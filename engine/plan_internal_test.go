@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/corpus"
 )
 
 func TestParseTextSyntax(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Query-text bounds. Text up to incidentlib.MaxQueryLength is accepted, so

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"incidentlib"
-	"incidentlib/engine/enginetest"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
 func search(t *testing.T, text string) *incidentlib.SearchResult {

@@ -8,7 +8,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	index "github.com/blevesearch/bleve_index_api"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // maxPage bounds page numbers so page × per_page cannot overflow.

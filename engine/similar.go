@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Weights of what two cases share. A shared root cause and a shared

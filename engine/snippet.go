@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Snippet sizes, in bytes of case text.

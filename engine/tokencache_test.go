@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // A page of hits is the same whether its fields come from the token cache

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // FindTopic implements incidentlib.Library. A component topic may also be

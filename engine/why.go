@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // snippetTerms are the analyzed terms snippets mark: the query's own words

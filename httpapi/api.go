@@ -19,8 +19,8 @@ import (
 	"strings"
 	"time"
 
-	"incidentlib"
-	"incidentlib/httpx"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/httpx"
 )
 
 // apiPrefix is where the API lives; the version is in the path so that a

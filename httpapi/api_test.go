@@ -18,9 +18,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"incidentlib"
-	"incidentlib/engine"
-	"incidentlib/engine/enginetest"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

@@ -4,7 +4,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"incidentlib/synthetic"
+	"github.com/incidentlib/incidentlib/synthetic"
 )
 
 // BenchmarkListCasesNewQueries is the cost of one uncached

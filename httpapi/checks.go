@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // checkCitations is how many cited cases getCheck returns, newest first.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 func TestChecks(t *testing.T) {

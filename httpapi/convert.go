@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // links builds URLs: absolute under Config.BaseURL when set, else

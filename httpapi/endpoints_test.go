@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // The tests below check what the API says against the corpus itself, so

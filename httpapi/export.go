@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Media types of the exports. JSON Lines has no registered type yet;

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // defaultSimilar is how many similar cases a request gets without limit.

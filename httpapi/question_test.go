@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"incidentlib/engine/enginetest"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
 func TestIssueQueriesFindTheirCaseInTheTop3(t *testing.T) {

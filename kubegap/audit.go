@@ -11,7 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // IgnoreAnnotation is the one annotation that suppresses checks on an

@@ -8,10 +8,10 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"incidentlib"
-	"incidentlib/corpus"
-	"incidentlib/engine"
-	"incidentlib/engine/enginetest"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
 func TestCatalogue(t *testing.T) {

@@ -3,7 +3,7 @@ package kubegap
 import (
 	"sort"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // check is one rule: what readers see, and the function that finds it.

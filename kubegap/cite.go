@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Citer finds the cases that show what a check's gap costs.

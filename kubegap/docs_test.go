@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"incidentlib/engine/enginetest"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
 // TestDocsChecksTable keeps the check table of docs/kubegap.md true: it is

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"testing"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // auditFile loads one manifest file and audits it without citations.

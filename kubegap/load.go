@@ -14,7 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Bounds on one input, so that a huge or hostile manifest costs a known

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 func load(t testing.TB, name, text string) (*Snapshot, []incidentlib.InputProblem) {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // TextOptions shapes the human report.

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

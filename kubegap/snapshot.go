@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Snapshot is the object graph the checks read: the objects of one

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // fakeAuditor answers like kubegap's Auditor without its checks: a

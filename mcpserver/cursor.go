@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // A cursor names the next page of one particular query. It carries a hash

@@ -5,7 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // toolError is a tool's answer to bad input: the SDK returns it to the model

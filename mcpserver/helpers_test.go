@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"incidentlib"
-	"incidentlib/engine/enginetest"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
 const testBaseURL = "https://incidents.example.org"

@@ -15,8 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"incidentlib"
-	"incidentlib/httpx"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/httpx"
 )
 
 // NewHTTPHandler returns the Streamable HTTP endpoint, to mount at /mcp.

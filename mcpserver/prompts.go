@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Prompt names.

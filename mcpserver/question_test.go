@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"incidentlib/engine/enginetest"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
 // connectAs is connect without the test base URL: cfg is used as given.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // CaseDetail is a whole case, as get_incident returns it. A field the

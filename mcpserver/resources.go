@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Resource URIs.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"incidentlib/httpx"
+	"github.com/incidentlib/incidentlib/httpx"
 )
 
 // knownMethods are the JSON-RPC methods this server answers; a request for

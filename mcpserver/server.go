@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Defaults for the zero fields of Config.
@@ -126,7 +126,7 @@ func (cfg Config) withDefaults() Config {
 }
 
 // serverName is what clients show for this server.
-const serverName = "incidentlib"
+const serverName = "github.com/incidentlib/incidentlib"
 
 // instructions tell a model what the server is for and where to start.
 const instructions = `The Incident Library: public production incidents (outages, data loss, degradations) written up in one structure, with a controlled vocabulary of root causes, components, symptoms and contributing factors.

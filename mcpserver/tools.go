@@ -9,7 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Paging limits of the tools. They are smaller than the JSON API's: a model

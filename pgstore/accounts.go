@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // tokenPrefix marks the library's tokens, so a leaked one is recognisable

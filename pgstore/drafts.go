@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // IDRange is the span of case numbers that publication draws from.

@@ -21,7 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // channel is the NOTIFY channel every write announces its sequence on.

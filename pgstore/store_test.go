@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"incidentlib"
-	"incidentlib/pgstore/pgstoretest"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/pgstore/pgstoretest"
 )
 
 func openTest(t *testing.T) *Store {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"incidentlib"
-	"incidentlib/pgstore/pgstoretest"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/pgstore/pgstoretest"
 )
 
 func account(t *testing.T, s *Store, name, team string, role incidentlib.Role) *incidentlib.Account {

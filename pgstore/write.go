@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // ImportResult counts what an import did.

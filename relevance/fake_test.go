@@ -3,7 +3,7 @@ package relevance_test
 import (
 	"context"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // fakeLib answers every query with the same ranked IDs.

@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"incidentlib/corpus"
-	"incidentlib/engine"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/engine"
 )
 
 // Main is `incidentlib bench relevance`: it scores the shipped corpus's

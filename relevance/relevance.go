@@ -15,7 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 //go:embed judged.yaml

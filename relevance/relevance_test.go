@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"incidentlib/engine/enginetest"
-	"incidentlib/relevance"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
+	"github.com/incidentlib/incidentlib/relevance"
 )
 
 // The floors recorded in docs/search.md: the scores the shipped corpus

@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Library is a library the replica can retire once a newer one serves.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // fakeFeed is an in-memory CaseFeed whose changes a test makes by hand.

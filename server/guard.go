@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"incidentlib/httpx"
+	"github.com/incidentlib/incidentlib/httpx"
 )
 
 // Limits configures the guards in front of the protocol handlers. Zero in

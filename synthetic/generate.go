@@ -13,7 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // DefaultSeed makes every run generate the same corpus and queries.

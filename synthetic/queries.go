@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Word ranks the two query kinds draw from. Broad queries use the commonest

@@ -17,9 +17,9 @@ import (
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	"incidentlib"
-	"incidentlib/engine"
-	"incidentlib/engine/enginetest"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
 // The browser tests drive a real headless Chromium against the real

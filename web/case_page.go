@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // relatedOnCasePage is how many similar cases a case page lists.

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // The charts are drawn on the server as inline SVG: the page needs no

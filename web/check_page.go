@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // checkPageCases is how many cited cases a check page lists, newest first;

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"incidentlib/engine/enginetest"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
 // pageOnly is a topic or index page's later page: it is visited like a

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // feedEntries is how many of the newest cases the Atom feed carries.

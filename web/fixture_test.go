@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"incidentlib"
-	"incidentlib/engine"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/engine"
 )
 
 // The golden pages are rendered from this small fixed corpus, not from the

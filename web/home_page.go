@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"sort"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // Home page sizes.

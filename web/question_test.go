@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"incidentlib/engine/enginetest"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
 var hitLink = regexp.MustCompile(`<span class="case-id">(IL-[0-9]{4})</span>`)

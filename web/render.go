@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 //go:embed templates/*.html

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // maxPage bounds the page parameter so that a silly number is a clear

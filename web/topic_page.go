@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // facetSidebarTerms is how many terms each "By …" list shows.

@@ -4,7 +4,7 @@ import (
 	"net/url"
 	"strings"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // termLink is a vocabulary term as pages link it.
@@ -221,7 +221,7 @@ func (s *server) hits(hs []incidentlib.Hit) []hitView {
 }
 
 // kubegapCommand is how a reader runs kubegap from a checkout of this
-// module (its path is "incidentlib" in go.mod).
+// module (its path is "github.com/incidentlib/incidentlib" in go.mod).
 const kubegapCommand = "go run incidentlib/cmd/kubegap audit ./manifests"
 
 // kubegapAgentCommand adds kubegap's MCP server to Claude Code.

@@ -14,8 +14,8 @@ import (
 	"net/http"
 	"strings"
 
-	"incidentlib"
-	"incidentlib/httpx"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/httpx"
 )
 
 // Config configures the web handler.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 var assetVersion = regexp.MustCompile(`\?v=[0-9a-f]+`)

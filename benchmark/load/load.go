@@ -26,7 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"incidentlib/synthetic"
+	"github.com/incidentlib/incidentlib/synthetic"
 )
 
 type config struct {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 // runUser is `incidentlib user add NAME --role ROLE [--team TEAM]`.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"incidentlib/engine/enginetest"
-	"incidentlib/mcpserver"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
+	"github.com/incidentlib/incidentlib/mcpserver"
 )
 
 // BenchmarkAuditKubernetes1MiB measures one audit_kubernetes call at the

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"incidentlib/relevance"
+	"github.com/incidentlib/incidentlib/relevance"
 )
 
 // moreCommands maps the subcommands that need the engine or a protocol.

@@ -6,12 +6,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"incidentlib"
-	"incidentlib/corpus"
-	"incidentlib/engine"
-	"incidentlib/pgstore"
-	"incidentlib/pgstore/pgstoretest"
-	"incidentlib/replica"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/pgstore"
+	"github.com/incidentlib/incidentlib/pgstore/pgstoretest"
+	"github.com/incidentlib/incidentlib/replica"
 )
 
 // libraryAnswers asks a library the questions every backend must answer

@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"incidentlib/mcpserver"
+	"github.com/incidentlib/incidentlib/mcpserver"
 )
 
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"incidentlib"
-	"incidentlib/corpus"
-	"incidentlib/engine"
-	"incidentlib/pgstore"
-	"incidentlib/pgstore/pgstoretest"
-	"incidentlib/replica"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/pgstore"
+	"github.com/incidentlib/incidentlib/pgstore/pgstoretest"
+	"github.com/incidentlib/incidentlib/replica"
 )
 
 // TestMeasureStore prints the figures docs/performance.md reports for the

@@ -8,7 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"incidentlib/overlap"
+	"github.com/incidentlib/incidentlib/overlap"
 )
 
 // proseKeys are the case fields written in the library's own words. Other

@@ -13,14 +13,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"incidentlib"
-	"incidentlib/engine"
-	"incidentlib/httpapi"
-	"incidentlib/kubegap"
-	"incidentlib/mcpserver"
-	"incidentlib/replica"
-	"incidentlib/server"
-	"incidentlib/web"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/httpapi"
+	"github.com/incidentlib/incidentlib/kubegap"
+	"github.com/incidentlib/incidentlib/mcpserver"
+	"github.com/incidentlib/incidentlib/replica"
+	"github.com/incidentlib/incidentlib/server"
+	"github.com/incidentlib/incidentlib/web"
 )
 
 // serveConfig is everything `incidentlib serve` is told on its command line.
@@ -231,7 +231,7 @@ func resolveDataDir(flagValue string) (dir, whyMemory string) {
 		if err != nil {
 			return "", err.Error()
 		}
-		dir := filepath.Join(base, "incidentlib")
+		dir := filepath.Join(base, "github.com/incidentlib/incidentlib")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return "", err.Error()
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"incidentlib"
+	"github.com/incidentlib/incidentlib"
 )
 
 func (m *Main) runStats(ctx context.Context, args []string) int {

@@ -13,15 +13,15 @@ import (
 	"sync"
 	"time"
 
-	"incidentlib"
-	"incidentlib/cases"
-	"incidentlib/contribute"
-	"incidentlib/corpus"
-	"incidentlib/engine"
-	"incidentlib/pgstore"
-	"incidentlib/replica"
-	"incidentlib/server"
-	"incidentlib/vocabulary"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/cases"
+	"github.com/incidentlib/incidentlib/contribute"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/pgstore"
+	"github.com/incidentlib/incidentlib/replica"
+	"github.com/incidentlib/incidentlib/server"
+	"github.com/incidentlib/incidentlib/vocabulary"
 )
 
 // storeEnv names the environment variable that gives --store its default.

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"incidentlib"
-	"incidentlib/pgstore"
-	"incidentlib/pgstore/pgstoretest"
-	"incidentlib/replica"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/pgstore"
+	"github.com/incidentlib/incidentlib/pgstore/pgstoretest"
+	"github.com/incidentlib/incidentlib/replica"
 )
 
 // newCase is a valid case file that is not in the shipped corpus.

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/corpus"
 )
 
 // caseDirs is a repeatable --cases flag.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"incidentlib/pgstore/pgstoretest"
+	"github.com/incidentlib/incidentlib/pgstore/pgstoretest"
 )
 
 // token makes an account and returns a token for it, through the commands

@@ -13,10 +13,10 @@ import (
 	"sort"
 	"strings"
 
-	"incidentlib"
-	"incidentlib/corpus"
-	"incidentlib/engine"
-	"incidentlib/kubegap"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/kubegap"
 )
 
 // listFlag is a repeatable flag.

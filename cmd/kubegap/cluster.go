@@ -6,9 +6,9 @@ import (
 	"flag"
 	"fmt"
 
-	"incidentlib"
-	"incidentlib/kubegap"
-	"incidentlib/kubegap/cluster"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/kubegap"
+	"github.com/incidentlib/incidentlib/kubegap/cluster"
 )
 
 // clusterFlags are the flags of `kubegap audit` that read a live cluster

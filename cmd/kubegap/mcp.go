@@ -12,9 +12,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"incidentlib"
-	"incidentlib/kubegap"
-	"incidentlib/mcpserver"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/kubegap"
+	"github.com/incidentlib/incidentlib/mcpserver"
 )
 
 // `kubegap mcp` serves kubegap's audits to AI agents over MCP on standard

@@ -6,9 +6,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"incidentlib/kubegap"
-	"incidentlib/kubegap/cluster"
-	"incidentlib/mcpserver"
+	"github.com/incidentlib/incidentlib/kubegap"
+	"github.com/incidentlib/incidentlib/kubegap/cluster"
+	"github.com/incidentlib/incidentlib/mcpserver"
 )
 
 // clusterInput is the input of audit_cluster.

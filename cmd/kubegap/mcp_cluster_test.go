@@ -15,7 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"incidentlib/mcpserver"
+	"github.com/incidentlib/incidentlib/mcpserver"
 )
 
 // fakeAPIServer answers the discovery and list requests of a scan from the

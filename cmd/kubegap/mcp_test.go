@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"incidentlib/mcpserver"
+	"github.com/incidentlib/incidentlib/mcpserver"
 )
 
 // startMCP runs `kubegap mcp` with args, as a client would start it, and

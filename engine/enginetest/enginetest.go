@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"incidentlib/corpus"
-	"incidentlib/engine"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/engine"
 )
 
 var shipped = sync.OnceValues(func() (*engine.Engine, error) {

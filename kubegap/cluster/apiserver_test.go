@@ -47,7 +47,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
-	"incidentlib/kubegap"
+	"github.com/incidentlib/incidentlib/kubegap"
 )
 
 // The two accounts of the test server. kubegap authenticates as the
@@ -86,7 +86,7 @@ func TestAPIServer(t *testing.T) {
 	// The command, built from this module, against the cluster and against
 	// the same manifests as files.
 	kg := filepath.Join(t.TempDir(), "kubegap")
-	build := exec.CommandContext(ctx, "go", "build", "-o", kg, "incidentlib/cmd/kubegap")
+	build := exec.CommandContext(ctx, "go", "build", "-o", kg, "github.com/incidentlib/incidentlib/cmd/kubegap")
 	build.Env = append(os.Environ(), "GOFLAGS=") // CI's test flags are not build flags
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/kubegap: %v\n%s", err, out)

@@ -27,8 +27,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"incidentlib"
-	"incidentlib/kubegap"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/kubegap"
 )
 
 // Defaults for the bounds of one live scan.

@@ -25,8 +25,8 @@ import (
 	fakedynamic "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
-	"incidentlib"
-	"incidentlib/kubegap"
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/kubegap"
 )
 
 // fixtureFiles are the manifests both the fake cluster and the file audit

@@ -12,8 +12,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"incidentlib/benchmark"
-	"incidentlib/benchmark/load"
+	"github.com/incidentlib/incidentlib/benchmark"
+	"github.com/incidentlib/incidentlib/benchmark/load"
 )
 
 func main() {

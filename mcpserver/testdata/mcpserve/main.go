@@ -15,9 +15,9 @@ import (
 	"net/http"
 	"os"
 
-	"incidentlib/corpus"
-	"incidentlib/engine"
-	"incidentlib/mcpserver"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/mcpserver"
 )
 
 func main() {
