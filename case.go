@@ -42,6 +42,11 @@ type Case struct {
 	ActionItems []ActionItem
 	Lessons     string
 
+	// Quotes are the exact error messages, status codes and alert texts
+	// the sources quote: what engineers saw, kept verbatim so that a pasted
+	// log line finds the case. Each names the listed source it comes from.
+	Quotes []Quote
+
 	Sources      []Source
 	Verification Verification
 
@@ -162,6 +167,23 @@ func ParseTimestamp(s string) (Timestamp, error) {
 type ActionItem struct {
 	Text     string
 	Estimate string
+}
+
+// Quote kinds: what sort of text an engineer saw.
+const (
+	QuoteError  = "error"  // an error message a program printed or returned
+	QuoteStatus = "status" // a status code or status-page wording ("503", "HTTP 429")
+	QuoteAlert  = "alert"  // an alert or monitor's text
+	QuoteLog    = "log"    // a log line
+)
+
+// Quote is text a source quotes verbatim: an error message, a status code
+// or an alert. Quoted text is the one thing a case carries over word for
+// word, and only when the source itself quotes it.
+type Quote struct {
+	Text   string // verbatim, as the source quotes it
+	Kind   string // error, status, alert or log
+	Source string // the URL of the listed source that quotes it
 }
 
 // Source is a public document the case rests on.

@@ -40,6 +40,7 @@ type caseFile struct {
 	Remediation         []string         `yaml:"remediation"`
 	ActionItems         []actionItemFile `yaml:"action_items"`
 	Lessons             string           `yaml:"lessons"`
+	Quoted              []quoteFile      `yaml:"quoted"`
 	Sources             []sourceFile     `yaml:"sources"`
 	Verification        verificationFile `yaml:"verification"`
 }
@@ -54,6 +55,12 @@ type timelineFile struct {
 type actionItemFile struct {
 	Text     string `yaml:"text"`
 	Estimate string `yaml:"estimate"`
+}
+
+type quoteFile struct {
+	Text   string `yaml:"text"`
+	Kind   string `yaml:"kind"`
+	Source string `yaml:"source"`
 }
 
 type sourceFile struct {
@@ -364,6 +371,38 @@ func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Tim
 		c.Sources = append(c.Sources, src)
 	}
 
+	// Quotes: verbatim text a listed source quotes.
+	listed := make(map[string]bool, len(c.Sources))
+	for _, s := range c.Sources {
+		if s.URL != "" {
+			listed[s.URL] = true
+		}
+	}
+	for i, q := range cf.Quoted {
+		text := strings.TrimSpace(q.Text)
+		switch {
+		case text == "":
+			report(at("quoted", i), "quoted[%d] has no text", i)
+		case len(text) > maxQuoteLen:
+			report(at("quoted", i, "text"), "quoted[%d].text is %d characters; a quote is one message, at most %d", i, len(text), maxQuoteLen)
+		}
+		switch q.Kind {
+		case incidentlib.QuoteError, incidentlib.QuoteStatus, incidentlib.QuoteAlert, incidentlib.QuoteLog:
+		case "":
+			report(at("quoted", i), "quoted[%d]: missing kind (valid: error, status, alert, log)", i)
+		default:
+			report(at("quoted", i, "kind"), "quoted[%d]: unknown kind %q (valid: error, status, alert, log)", i, q.Kind)
+		}
+		src := strings.TrimSpace(q.Source)
+		switch {
+		case src == "":
+			report(at("quoted", i), "quoted[%d]: missing source: the url of the listed source that quotes this text", i)
+		case !listed[src]:
+			report(at("quoted", i, "source"), "quoted[%d].source %q is not the url of one of this case's sources", i, src)
+		}
+		c.Quotes = append(c.Quotes, incidentlib.Quote{Text: text, Kind: q.Kind, Source: src})
+	}
+
 	// Verification.
 	switch c.Verification.Status {
 	case "":
@@ -382,6 +421,10 @@ func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Tim
 	}
 	return c, ps
 }
+
+// maxQuoteLen bounds one quoted message: a quote is a line an engineer
+// saw, not a passage of the source.
+const maxQuoteLen = 300
 
 // checkURL returns "" for an absolute http(s) URL, or what is wrong.
 func checkURL(s string) string {
