@@ -104,6 +104,22 @@ func (t Timestamp) String() string {
 	return t.Time.UTC().Format(time.RFC3339)
 }
 
+// SeedListingOnly reports whether the case rests on nothing but a listing
+// of incidents (every source is of type seed-listing, with no URL): its
+// facts could not be checked, so it is shown last in the default order,
+// marked on its page and never cited by a check.
+func (c *Case) SeedListingOnly() bool {
+	if len(c.Sources) == 0 {
+		return false
+	}
+	for _, s := range c.Sources {
+		if s.URL != "" || s.Type != "seed-listing" {
+			return false
+		}
+	}
+	return true
+}
+
 // Year returns the calendar year, or 0 when unknown.
 func (t Timestamp) Year() int {
 	if t.IsZero() {

@@ -447,3 +447,31 @@ func TestSnippetKeepsSpacesAroundMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedListingOnlyCasesComeLast: a case that rests on a listing alone is
+// shown after every case with a public source in the default order, even
+// when it is the newest.
+func TestSeedListingOnlyCasesComeLast(t *testing.T) {
+	cases := fixture()
+	// IL-0001 is the newest case of the fixture; make it rest on a listing.
+	cases[0].Sources = []incidentlib.Source{{Type: "seed-listing"}}
+	for _, c := range cases[1:] {
+		c.Sources = []incidentlib.Source{{URL: "https://example.com/" + c.ID, Type: "official-blog"}}
+	}
+	e := open(t, cases)
+	all, err := e.Cases(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := all[len(all)-1].ID; got != "IL-0001" {
+		t.Errorf("last case in the default order is %s, want the listing-only IL-0001", got)
+	}
+	res, err := e.SearchCases(context.Background(), incidentlib.Query{PerPage: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ids(res)
+	if got[len(got)-1] != "IL-0001" || got[0] == "IL-0001" {
+		t.Errorf("default search order %v: want the listing-only IL-0001 last", got)
+	}
+}

@@ -188,6 +188,11 @@ func newFacetIndex(v *incidentlib.Vocabulary, cases []*incidentlib.Case) *facetI
 	}
 	sort.SliceStable(fi.newest, func(a, b int) bool {
 		ca, cb := cases[fi.newest[a]], cases[fi.newest[b]]
+		// A case that rests on a listing alone comes after every case
+		// with a public source, whatever its date.
+		if sa, sb := ca.SeedListingOnly(), cb.SeedListingOnly(); sa != sb {
+			return sb
+		}
 		ta, tb := ca.Timeline.Started.Time, cb.Timeline.Started.Time
 		if !ta.Equal(tb) {
 			return ta.After(tb)

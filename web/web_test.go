@@ -2,6 +2,7 @@ package web
 
 import (
 	"compress/gzip"
+	"context"
 	"flag"
 	"html"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/engine"
 )
 
 var assetVersion = regexp.MustCompile(`\?v=[0-9a-f]+`)
@@ -645,5 +647,28 @@ func TestSearchPageStrictAndBounded(t *testing.T) {
 	w = get(t, h, "GET", "/search?q="+strings.Repeat("abcdefghijklmnopqrstuvwxyz", 30), nil)
 	if w.Code != 200 {
 		t.Errorf("alphabet x30: %d", w.Code)
+	}
+}
+
+// A case that rests on a listing alone says so at the top of its page; a
+// case with a public source does not.
+func TestSeedListingOnlyCaseIsMarked(t *testing.T) {
+	cases := fixtureCases()
+	cases[0].Sources = []incidentlib.Source{{Type: "seed-listing"}}
+	e, err := engine.Open(context.Background(), fixtureVocabulary(), cases, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	h, err := New(e, Config{BaseURL: testBaseURL, Checks: fixtureChecks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const notice = `class="seed-only"`
+	if body := get(t, h, "GET", "/cases/"+cases[0].ID, nil).Body.String(); !strings.Contains(body, notice) {
+		t.Errorf("the page of listing-only %s does not say it rests on a listing", cases[0].ID)
+	}
+	if body := get(t, h, "GET", "/cases/"+cases[1].ID, nil).Body.String(); strings.Contains(body, notice) {
+		t.Errorf("the page of %s, which has a public source, is marked as resting on a listing", cases[1].ID)
 	}
 }
