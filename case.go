@@ -120,6 +120,19 @@ func (c *Case) SeedListingOnly() bool {
 	return true
 }
 
+// HasOfficialSource reports whether any source is first-hand: the
+// company's own (a source type whose slug starts with "official-": its blog,
+// status page, report or forum) or a recorded talk. A case without one rests
+// on news and third-party summaries, and its page says so.
+func (c *Case) HasOfficialSource() bool {
+	for _, s := range c.Sources {
+		if strings.HasPrefix(s.Type, "official-") || s.Type == "talk" {
+			return true
+		}
+	}
+	return false
+}
+
 // Year returns the calendar year, or 0 when unknown.
 func (t Timestamp) Year() int {
 	if t.IsZero() {

@@ -672,3 +672,27 @@ func TestSeedListingOnlyCaseIsMarked(t *testing.T) {
 		t.Errorf("the page of %s, which has a public source, is marked as resting on a listing", cases[1].ID)
 	}
 }
+
+// A case with no source from the company itself says its facts rest on
+// news and third-party summaries; one with an official source does not.
+func TestCaseWithoutOfficialSourceSaysSo(t *testing.T) {
+	cases := fixtureCases()
+	cases[0].Sources = []incidentlib.Source{{URL: "https://news.example.com/a", Type: "news"}}
+	cases[1].Sources = []incidentlib.Source{{URL: "https://status.example.com/b", Type: "official-status"}}
+	e, err := engine.Open(context.Background(), fixtureVocabulary(), cases, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	h, err := New(e, Config{BaseURL: testBaseURL, Checks: fixtureChecks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const notice = "No write-up by the company itself was found"
+	if body := get(t, h, "GET", "/cases/"+cases[0].ID, nil).Body.String(); !strings.Contains(body, notice) {
+		t.Errorf("the page of %s, resting on news alone, does not say so", cases[0].ID)
+	}
+	if body := get(t, h, "GET", "/cases/"+cases[1].ID, nil).Body.String(); strings.Contains(body, notice) {
+		t.Errorf("the page of %s, which has an official source, says it has none", cases[1].ID)
+	}
+}
