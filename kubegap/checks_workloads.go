@@ -252,9 +252,10 @@ func checkRolloutAtOnce(s *Snapshot, r *reporter) {
 		if !w.Serving() {
 			continue
 		}
-		// Recreate is right for one pod that owns a ReadWriteOnce volume:
-		// a surge pod could not attach it (KG028 flags the opposite).
-		if w.Deployment != nil && w.minReplicas() <= 1 && s.rwoVolume(w) != "" {
+		// Recreate is right for one pod that owns a ReadWriteOnce volume
+		// (a surge pod could not attach it; KG028 flags the opposite) and
+		// for a lone datastore, which must not run twice on one data set.
+		if w.Deployment != nil && w.minReplicas() <= 1 && (s.rwoVolume(w) != "" || datastore(w) != "") {
 			continue
 		}
 		if why := replacesAll(w); why != "" {
