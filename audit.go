@@ -88,13 +88,20 @@ type ObjectRef struct {
 
 // Finding is one gap kubegap found on one object.
 type Finding struct {
-	CheckID   string
-	Title     string
-	Severity  CheckSeverity
-	Object    ObjectRef
-	Message   string // what is wrong on this object, naming the field
-	Fix       string
-	FixYAML   string
+	CheckID  string
+	Title    string
+	Severity CheckSeverity
+	Object   ObjectRef
+	Message  string // what is wrong on this object, naming the field
+	Fix      string
+	FixYAML  string // the check's fix, as a YAML snippet
+	// Patch, when set, is the fix as a patch to this object, in YAML: a
+	// strategic-merge patch (PatchType "strategic") or a JSON patch
+	// ("json"), which applies cleanly to the object as found.
+	Patch     string
+	PatchType string
+	// Citations are the check's citations; every finding of one check
+	// shares them, so reports print them once per check.
 	Citations []Citation
 }
 

@@ -132,46 +132,33 @@ func (m *Main) runAudit(ctx context.Context, args []string) int {
 		debug.SetMemoryLimit(1 << 30)
 	}
 
-	// Index the cases while the manifests are read: both take a while,
-	// and neither needs the other.
-	type opened struct {
-		eng  *engine.Engine
-		code int
-	}
-	library := make(chan opened, 1)
-	go func() {
-		eng, code := m.openLibrary(ctx, cfg)
-		library <- opened{eng, code}
-	}()
-	closeLibrary := func() {
-		if o := <-library; o.eng != nil {
-			o.eng.Close()
+	// Citations come from the compiled-in table: no corpus is indexed.
+	// Only a team's own cases (--cases) are loaded, to cite those that
+	// name a check.
+	var team []*incidentlib.Case
+	if len(cfg.caseDirs) > 0 {
+		var code int
+		team, code = m.loadTeamCases(cfg)
+		if code != exitOK {
+			return code
 		}
 	}
+	citer := kubegap.TableCiter(kubegap.TableOptions{BaseURL: cfg.baseURL, Max: cfg.maxCitations, NoBuiltin: cfg.noBuiltin, Team: team})
 
 	snap := kubegap.NewSnapshot()
 	problems, err := m.loadPaths(cfg.paths, snap)
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "kubegap audit: %v\n", err)
-		closeLibrary()
 		return exitUsage
 	}
 	if cl.on {
 		problems, err = m.loadCluster(ctx, cl, snap)
 		if err != nil {
 			fmt.Fprintf(m.Stderr, "kubegap audit: %v\n", err)
-			closeLibrary()
 			return exitUsage
 		}
 	}
 
-	lib := <-library
-	if lib.eng == nil {
-		return lib.code
-	}
-	eng := lib.eng
-	defer eng.Close()
-	citer := kubegap.LibraryCiter(eng, cfg.baseURL, cfg.maxCitations)
 	rep := kubegap.Audit(ctx, snap, policy, citer)
 	rep.Problems = append(problems, rep.Problems...)
 	if ctx.Err() != nil {
@@ -288,6 +275,31 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// loadTeamCases reads a team's case directories (--cases) only, checking
+// them as incidentlib validate does and checking that every check they
+// name in kubegap_checks exists.
+func (m *Main) loadTeamCases(cfg auditConfig) ([]*incidentlib.Case, int) {
+	c, problems, err := corpus.Load(corpus.Options{CaseDirs: cfg.caseDirs, NoBuiltin: true, Now: m.Now()})
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "kubegap audit: --cases: %v\n", err)
+		return nil, exitUsage
+	}
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(m.Stderr, p)
+		}
+		fmt.Fprintf(m.Stderr, "kubegap audit: the cases have %d problems (incidentlib validate lists them)\n", len(problems))
+		return nil, exitUsage
+	}
+	if bad := kubegap.UnknownChecks(c.Cases); len(bad) > 0 {
+		for _, b := range bad {
+			fmt.Fprintf(m.Stderr, "kubegap audit: --cases: %s\n", b)
+		}
+		return nil, exitUsage
+	}
+	return c.Cases, exitOK
 }
 
 // openLibrary loads the corpus (the shipped cases and --cases) into an
