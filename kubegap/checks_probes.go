@@ -329,7 +329,7 @@ func servingContainers(w *Workload) []corev1.Container {
 	seen := map[string]bool{}
 	for _, svc := range w.servedBy {
 		for i, sp := range svc.Service.Spec.Ports {
-			if svc.metricsPorts[i] {
+			if svc.metricsPort(i) {
 				continue
 			}
 			tp := sp.TargetPort

@@ -37,8 +37,13 @@ func (s *Snapshot) linkServing() {
 		svc.metricsPorts = map[int]bool{}
 		ann := svc.Annotations
 		scrapePort := ann["prometheus.io/port"]
+		svc.namedMetrics = map[int]bool{}
 		for i, p := range svc.Service.Spec.Ports {
-			if isMetricsPortName(p.Name) || (ann["prometheus.io/scrape"] == "true" && scrapePort != "" && scrapePort == strconv.Itoa(int(p.Port))) {
+			if isMetricsPortName(p.Name) {
+				svc.namedMetrics[i] = true
+				svc.metricsPorts[i] = true
+			}
+			if ann["prometheus.io/scrape"] == "true" && scrapePort != "" && scrapePort == strconv.Itoa(int(p.Port)) {
 				svc.metricsPorts[i] = true
 			}
 		}
@@ -75,6 +80,17 @@ func (s *Snapshot) linkServing() {
 	route := func(ns, name, by string) {
 		if svc := svcByKey[ns+"/"+name]; svc != nil && svc.RoutedBy == "" {
 			svc.RoutedBy = by
+		}
+	}
+	// Routes set explicitly (Ingress, Gateway routes, VirtualServices)
+	// mark a Service as explicitly routed: a port that is also scraped for
+	// metrics still serves what they route to it.
+	route = func(ns, name, by string) {
+		if svc := svcByKey[ns+"/"+name]; svc != nil {
+			svc.explicitRoute = true
+			if svc.RoutedBy == "" {
+				svc.RoutedBy = by
+			}
 		}
 	}
 	for _, in := range s.Ingresses {
@@ -114,6 +130,11 @@ func (s *Snapshot) linkServing() {
 		}
 	}
 	// Other workloads naming a Service in their environment.
+	route = func(ns, name, by string) {
+		if svc := svcByKey[ns+"/"+name]; svc != nil && svc.RoutedBy == "" {
+			svc.RoutedBy = by
+		}
+	}
 	byName := map[string][]*Service{}
 	for _, svc := range s.Services {
 		byName[svc.Ref.Name] = append(byName[svc.Ref.Name], svc)
@@ -165,18 +186,26 @@ func (s *Snapshot) linkServing() {
 	}
 }
 
-// metricsOnly reports whether every port of the Service is for metrics.
+// metricsOnly reports whether every port of the Service is for metrics:
+// named so (metrics, http-metrics, prometheus…), or scraped by a
+// ServiceMonitor, a PodMonitor or prometheus.io annotations while no
+// Ingress, Gateway route or VirtualService routes to the Service.
 func (svc *Service) metricsOnly() bool {
 	ports := svc.Service.Spec.Ports
 	if len(ports) == 0 {
 		return false
 	}
 	for i := range ports {
-		if !svc.metricsPorts[i] {
+		if !svc.metricsPort(i) {
 			return false
 		}
 	}
 	return true
+}
+
+// metricsPort reports whether the Service's i-th port is for metrics.
+func (svc *Service) metricsPort(i int) bool {
+	return svc.namedMetrics[i] || (svc.metricsPorts[i] && !svc.explicitRoute)
 }
 
 func selects(svc *Service, w *Workload) bool {

@@ -121,8 +121,10 @@ type Service struct {
 	// RoutedBy says what sends traffic to the Service ("Ingress web",
 	// "its type LoadBalancer", "Deployment shop (env API_URL)"), "" when
 	// nothing in the snapshot does. Set by Link.
-	RoutedBy     string
-	metricsPorts map[int]bool // indexes of ports for metrics scrapes
+	RoutedBy      string
+	metricsPorts  map[int]bool // indexes of ports scraped for metrics, or named for it
+	namedMetrics  map[int]bool // indexes of ports named for metrics
+	explicitRoute bool         // an Ingress, Gateway route or VirtualService sends to it
 }
 
 // PDB is a PodDisruptionBudget and the workloads it covers.
