@@ -179,7 +179,7 @@ func (s *Snapshot) linkServing() {
 	}
 	for _, w := range s.Workloads {
 		for _, svc := range w.Services {
-			if !svc.metricsOnly() && (svc.RoutedBy != "" || s.AssumeRouted) {
+			if !svc.metricsOnly() && svc.RoutedBy != "" {
 				w.servedBy = append(w.servedBy, svc)
 			}
 		}

@@ -57,12 +57,6 @@ type Snapshot struct {
 	PodMonitors     []*Object
 	PVCs            []*Object
 
-	// AssumeRouted makes every Service with a non-metrics port count as
-	// routed to (see Workload.Serving). A live-cluster scan sets it, since
-	// it does not list Ingresses, GRPCRoutes or monitors; manifests are
-	// read strictly.
-	AssumeRouted bool
-
 	// Objects counts the objects read into the snapshot; Skipped counts,
 	// by kind, the objects of kinds no check reads.
 	Objects int

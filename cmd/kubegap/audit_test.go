@@ -43,7 +43,7 @@ spec:
 apiVersion: v1
 kind: Service
 metadata: {name: web, namespace: shop}
-spec: {selector: {app: web}, ports: [{port: 80}]}
+spec: {type: NodePort, selector: {app: web}, ports: [{port: 80}]}
 `
 
 func writeFile(t *testing.T, dir, name, text string) string {
@@ -120,14 +120,20 @@ func TestAuditFormats(t *testing.T) {
 	}
 	var rep struct {
 		Findings []struct {
-			Check     string
-			Citations []struct{ Case, URL string }
+			Check string
+		}
+		Checks map[string]struct {
+			Citations []struct{ Case, URL, Reason string }
 		}
 	}
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Findings) == 0 || len(rep.Findings[0].Citations) == 0 || !strings.HasPrefix(rep.Findings[0].Citations[0].URL, "https://lib.example/cases/IL-") {
+	if len(rep.Findings) == 0 {
+		t.Fatalf("no findings: %s", stdout)
+	}
+	cites := rep.Checks[rep.Findings[0].Check].Citations
+	if len(cites) == 0 || !strings.HasPrefix(cites[0].URL, "https://lib.example/cases/IL-") || cites[0].Reason == "" {
 		t.Fatalf("findings without linked citations: %s", stdout)
 	}
 	code, stdout, _ = run(t, gappy, "audit", "--format", "sarif", "-")
