@@ -124,19 +124,6 @@ func newestFirst(a, b *Case) int {
 	return strings.Compare(b.ID, a.ID)
 }
 
-// guardKnown reports whether a guard names a vocabulary term, or, for a
-// component, a group.
-func guardKnown(v *Vocabulary, g TermRef) bool {
-	if _, ok := v.Term(g.Facet, g.Slug); ok {
-		return true
-	}
-	if g.Facet == FacetComponent {
-		_, ok := v.Group(g.Slug)
-		return ok
-	}
-	return false
-}
-
 // GuardsCarriedBy returns the check's guards the case is tagged with. A
 // component guard that names a group is carried by a case tagged with any
 // of the group's members.

@@ -76,16 +76,10 @@ func (s *Snapshot) linkServing() {
 			}
 		}
 	}
-	// What routes to each Service.
+	// What routes to each Service. Routes set explicitly (Ingress, Gateway
+	// routes, VirtualServices) mark a Service as explicitly routed: a port
+	// that is also scraped for metrics still serves what they send it.
 	route := func(ns, name, by string) {
-		if svc := svcByKey[ns+"/"+name]; svc != nil && svc.RoutedBy == "" {
-			svc.RoutedBy = by
-		}
-	}
-	// Routes set explicitly (Ingress, Gateway routes, VirtualServices)
-	// mark a Service as explicitly routed: a port that is also scraped for
-	// metrics still serves what they route to it.
-	route = func(ns, name, by string) {
 		if svc := svcByKey[ns+"/"+name]; svc != nil {
 			svc.explicitRoute = true
 			if svc.RoutedBy == "" {
@@ -130,11 +124,6 @@ func (s *Snapshot) linkServing() {
 		}
 	}
 	// Other workloads naming a Service in their environment.
-	route = func(ns, name, by string) {
-		if svc := svcByKey[ns+"/"+name]; svc != nil && svc.RoutedBy == "" {
-			svc.RoutedBy = by
-		}
-	}
 	byName := map[string][]*Service{}
 	for _, svc := range s.Services {
 		byName[svc.Ref.Name] = append(byName[svc.Ref.Name], svc)
