@@ -97,7 +97,7 @@ func catalogue() []check {
 		}, run: checkLinkerdRetries},
 		{Check: incidentlib.Check{
 			ID: "KG008", Title: "PodDisruptionBudget missing or blocking every eviction", Severity: incidentlib.CheckMedium,
-			Rule:    "A Deployment, StatefulSet or Rollout with two or more replicas behind a Service must be covered by a PodDisruptionBudget, and every PodDisruptionBudget must allow at least one eviction (not maxUnavailable 0, not minAvailable equal to the replicas or 100%).",
+			Rule:    "A Deployment, StatefulSet or Rollout with two or more replicas that serves traffic must be covered by a PodDisruptionBudget, and every PodDisruptionBudget must allow at least one eviction (not maxUnavailable 0, not minAvailable equal to the replicas or 100%).",
 			Why:     "Without a budget, node drains, upgrades and maintenance automation may evict every replica at once; Google's maintenance automation descheduled independent clusters together (IL-0091). A budget that allows no eviction stalls every drain, and the usual way out under time pressure is to delete it or force the drain, which removes the guard when it is needed.",
 			Fix:     "Add a PodDisruptionBudget that lets one pod go at a time.",
 			FixYAML: "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels: {app: web}\n",
@@ -105,7 +105,7 @@ func catalogue() []check {
 		}, run: checkPDB},
 		{Check: incidentlib.Check{
 			ID: "KG009", Title: "Single replica behind a Service", Severity: incidentlib.CheckMedium,
-			Rule:    "A long-running workload selected by a Service must run at least two replicas (its replicas, or its HPA's minReplicas).",
+			Rule:    "A long-running workload that serves traffic (a non-metrics Service selects it and something routes to that Service) must run at least two replicas (its replicas, or its HPA's minReplicas); datastores and single writers on a ReadWriteOnce volume excepted.",
 			Why:     "One pod is a single point of failure: every restart, eviction, node loss or rollout is an outage of the Service, as one reboot of Aubart & Associates' only server (IL-0958) and the freeze of Dead Man's Snitch's last collector (IL-0608) show.",
 			Fix:     "Run two or more replicas and spread them (see KG010), or put the workload under an HPA with minReplicas of at least 2.",
 			FixYAML: "spec:\n  replicas: 2\n",
@@ -137,7 +137,7 @@ func catalogue() []check {
 		}, run: checkMemory},
 		{Check: incidentlib.Check{
 			ID: "KG013", Title: "CPU limit that throttles a latency-critical container", Severity: incidentlib.CheckLow,
-			Rule:    "A container behind a Service must not set a CPU limit equal to its CPU request (the request defaults to the limit when left out), which leaves no headroom for bursts.",
+			Rule:    "A container that serves traffic must not set a CPU limit equal to its CPU request (the request defaults to the limit when left out), which leaves no headroom for bursts.",
 			Why:     "Every burst above the limit is throttled for the rest of the scheduling period, which shows up as latency spikes and then timeouts and retries. CPU throttling trapped the Kafka consumers that dispatch GitHub's background jobs in a rebalancing loop (IL-1116).",
 			Fix:     "Set the CPU limit well above the request (or leave CPU unlimited and rely on requests for fair sharing).",
 			FixYAML: "resources:\n  requests:\n    cpu: 500m\n  limits:\n    cpu: \"2\"    # headroom for bursts\n",
@@ -145,7 +145,7 @@ func catalogue() []check {
 		}, run: checkCPUThrottle},
 		{Check: incidentlib.Check{
 			ID: "KG014", Title: "Rollout replaces every pod at once", Severity: incidentlib.CheckHigh,
-			Rule:    "A Service-backed workload must not roll out with strategy Recreate or with maxUnavailable of 100% (or at least its replica count).",
+			Rule:    "A workload that serves traffic must not roll out with strategy Recreate or with maxUnavailable of 100% (or at least its replica count); Recreate is right for one pod on a ReadWriteOnce volume or a lone datastore.",
 			Why:     "A bad release then reaches every pod before anyone can stop it, and the Service has no old pods to fall back on. Railway recreated every instance of a new proxy at once (IL-0839) and quay.io restarted every pod together (IL-0832).",
 			Fix:     "Use a rolling update that keeps most pods serving, with a readiness probe so that a broken release stops rolling.",
 			FixYAML: "strategy:\n  type: RollingUpdate\n  rollingUpdate:\n    maxUnavailable: 0\n    maxSurge: 25%\n",
@@ -200,8 +200,8 @@ func catalogue() []check {
 			Guards:  []incidentlib.TermRef{rc("deployment-error")},
 		}, run: checkLatestImage},
 		{Check: incidentlib.Check{
-			ID: "KG021", Title: "No readiness probe on a Service-backed workload", Severity: incidentlib.CheckMedium,
-			Rule:    "A container serving a Service's target port must have a readiness probe.",
+			ID: "KG021", Title: "No readiness probe on a serving workload", Severity: incidentlib.CheckMedium,
+			Rule:    "A container serving the target port of a Service that something routes to must have a readiness probe.",
 			Why:     "Without one, a pod receives traffic as soon as its process starts and keeps receiving it while it cannot answer, and a broken rollout keeps rolling: parts of Zendesk's infrastructure took traffic while unready (IL-0868).",
 			Fix:     "Add a readiness probe that answers only when the container can serve requests.",
 			FixYAML: "readinessProbe:\n  httpGet: {path: /readyz, port: 8080}\n  periodSeconds: 5\n",
