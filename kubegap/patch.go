@@ -85,6 +85,13 @@ func typedFor(o *Object) any {
 // makePatch returns the patch (YAML) and its type that turn the object
 // into one the check no longer flags, or "" when the check has no fixer.
 func makePatch(s *Snapshot, checkID string, o *Object) (patch, typ string) {
+	// A patch is a convenience: an object the patch libraries choke on
+	// gets the check's snippet instead, never a failed audit.
+	defer func() {
+		if recover() != nil {
+			patch, typ = "", ""
+		}
+	}()
 	fix := fixers[checkID]
 	if fix == nil || o.U == nil {
 		return "", ""
