@@ -2,6 +2,7 @@ package kubegap
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -225,7 +226,7 @@ func envServiceRefs(e corev1.EnvVar, ns string, byName map[string][]*Service) []
 	var out []*Service
 	add := func(name, namespace string) {
 		for _, svc := range byName[name] {
-			if svc.Ref.Namespace == namespace {
+			if svc.Ref.Namespace == namespace && !slices.Contains(out, svc) {
 				out = append(out, svc)
 			}
 		}
