@@ -162,3 +162,40 @@ func TestDisplayPath(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditTeamCases: a team's case naming a check in kubegap_checks is
+// cited by that check after the shipped cases (with --no-builtin, alone),
+// and a case naming a check kubegap lacks is a usage error naming it.
+func TestAuditTeamCases(t *testing.T) {
+	dir := t.TempDir()
+	team := `id: IL-9100
+title: Our checkout ran one pod and went down on every deploy
+company: Example Co
+timeline:
+  started: 2024-05-01T10:00:00Z
+summary: One replica behind the checkout Service.
+symptom_terms: [high-error-rate]
+root_cause: config-change
+components: [application-database]
+kubegap_checks: [KG009]
+sources:
+  - url: https://example.com/postmortem
+    type: official-blog
+verification:
+  status: unchecked
+`
+	writeFile(t, dir, "IL-9100.yaml", team)
+	code, stdout, stderr := run(t, gappy, "audit", "--cases", dir, "-")
+	if code != 1 || !strings.Contains(stdout, "IL-9100: the case names KG009 in kubegap_checks") || !strings.Contains(stdout, "IL-0958:") {
+		t.Fatalf("exit %d, stderr %s, stdout:\n%s", code, stderr, stdout)
+	}
+	code, stdout, _ = run(t, gappy, "audit", "--cases", dir, "--no-builtin", "-")
+	if code != 1 || !strings.Contains(stdout, "IL-9100:") || strings.Contains(stdout, "IL-0958:") {
+		t.Fatalf("--no-builtin: exit %d, stdout:\n%s", code, stdout)
+	}
+	writeFile(t, dir, "IL-9100.yaml", strings.Replace(team, "[KG009]", "[KG999]", 1))
+	code, _, stderr = run(t, gappy, "audit", "--cases", dir, "-")
+	if code != 2 || !strings.Contains(stderr, "names KG999 in kubegap_checks, which kubegap does not have") {
+		t.Fatalf("unknown check: exit %d, stderr %s", code, stderr)
+	}
+}
