@@ -45,10 +45,26 @@ type Check struct {
 	Why      string // why it matters, in the incidents' terms
 	Fix      string // how to fix it, in words
 	FixYAML  string // a YAML snippet showing the fix
-	// Guards lists the vocabulary terms the check guards against. The cases
-	// it cites are the library's cases tagged with them, found at run time.
+	// Guards lists the vocabulary terms the check guards against: they link
+	// the check to topic pages. They do not pick its citations.
 	Guards []TermRef
+	// Cases are the cases that show the check's gap directly, chosen by
+	// reading them, each with one line saying how (kubegap/citations.yaml).
+	Cases []CheckCase
 }
+
+// CheckCase is one case a check cites, and how that outage shows the gap.
+type CheckCase struct {
+	ID  string
+	Why string // one line, in the library's words
+}
+
+// FewCases is the number of directly relevant cases below which a check
+// says that few public outages showing its gap are known yet.
+const FewCases = 2
+
+// FewCasesNote is what a check with fewer than FewCases cases says.
+const FewCasesNote = "Fewer than two public outages that show this gap directly are known yet."
 
 // Citation is a case that shows what a gap costs.
 type Citation struct {
@@ -56,8 +72,8 @@ type Citation struct {
 	Title  string
 	URL    string   // the library's page for the case, when a base URL is known
 	Source string   // the case's first public source URL, if any
-	Terms  []string // the guarded term slugs the case is tagged with
-	Reason string   // why it is cited, in words: "tagged Retry amplification"
+	Terms  []string // unused since citations are chosen by hand; kept for the JSON shape
+	Reason string   // how the outage shows the gap, in one line
 }
 
 // ObjectRef names one Kubernetes object.
@@ -72,13 +88,20 @@ type ObjectRef struct {
 
 // Finding is one gap kubegap found on one object.
 type Finding struct {
-	CheckID   string
-	Title     string
-	Severity  CheckSeverity
-	Object    ObjectRef
-	Message   string // what is wrong on this object, naming the field
-	Fix       string
-	FixYAML   string
+	CheckID  string
+	Title    string
+	Severity CheckSeverity
+	Object   ObjectRef
+	Message  string // what is wrong on this object, naming the field
+	Fix      string
+	FixYAML  string // the check's fix, as a YAML snippet
+	// Patch, when set, is the fix as a patch to this object, in YAML: a
+	// strategic-merge patch (PatchType "strategic") or a JSON patch
+	// ("json"), which applies cleanly to the object as found.
+	Patch     string
+	PatchType string
+	// Citations are the check's citations; every finding of one check
+	// shares them, so reports print them once per check.
 	Citations []Citation
 }
 

@@ -37,6 +37,10 @@ type Case struct {
 	Components          []string // component slugs
 	ContributingFactors []string // contributing-factor slugs
 
+	// KubegapChecks names the kubegap checks (KG001 …) whose gap the case
+	// shows directly, so that a team's own case is cited by those checks.
+	KubegapChecks []string
+
 	Detection   string
 	Remediation []string
 	ActionItems []ActionItem

@@ -12,73 +12,63 @@ import (
 // API, the MCP server and kubegap itself all cite through it, so that a
 // check cites the same cases wherever it is shown.
 
-// MaxCitations bounds how many cases one check cites: a page or an answer
-// lists the newest ones, and the topic pages hold the rest.
+// MaxCitations bounds how many cases one check cites.
 const MaxCitations = MaxPerPage
 
-// CitedCase is a case a check cites, with the guarded terms it carries:
-// the reason it is cited.
+// CitedCase is a case a check cites, and how it shows the check's gap.
 type CitedCase struct {
-	Case  *Case
-	Terms []TermRef // the check's guards the case carries, in the check's order
+	Case *Case
+	Why  string // one line: how the outage shows the gap
+	// Terms is unused since citations are chosen by hand (Check.Cases),
+	// not matched by vocabulary term; it stays for callers that read it.
+	Terms []TermRef
 }
 
-// CitingCases returns the newest cases, at most max (MaxCitations when max
-// is 0 or larger), tagged with any of the terms check guards. complete is
-// true when no other case carries a guarded term.
-//
-// Filters are AND across facets, so a case carrying any guard needs one
-// search per facet (OR within it); the pages are merged, deduplicated and
-// cut to the newest max. Each search asks for max cases at most, so the
-// cost is bounded by four pages whatever the corpus size.
+// TeamCaseWhy is the reason given for a case cited because it names the
+// check in its kubegap_checks field.
+func TeamCaseWhy(checkID string) string {
+	return "the case names " + checkID + " in kubegap_checks"
+}
+
+// CitingCases returns the cases a check cites, at most max (MaxCitations
+// when max is 0 or larger): first the cases chosen for it (check.Cases, in
+// their order) that the library holds, then the library's other cases that
+// name the check in kubegap_checks, newest first. complete is true when
+// none was cut. Vocabulary terms play no part: a case tagged with a check's
+// guard may show something else entirely.
 func CitingCases(ctx context.Context, lib Library, check Check, max int) (cases []CitedCase, complete bool, err error) {
 	if max <= 0 || max > MaxCitations {
 		max = MaxCitations
 	}
-	v := lib.Vocabulary()
-	byFacet := map[Facet][]string{}
-	for _, g := range check.Guards {
-		if !guardKnown(v, g) {
-			return nil, false, Errorf(EINTERNAL, "check %s guards %s %q, which is not in the vocabulary", check.ID, g.Facet, g.Slug)
-		}
-		if !slices.Contains(byFacet[g.Facet], g.Slug) {
-			byFacet[g.Facet] = append(byFacet[g.Facet], g.Slug)
-		}
-	}
 	seen := map[string]bool{}
-	complete = true
-	for _, f := range Facets {
-		slugs := byFacet[f]
-		if len(slugs) == 0 {
-			continue
-		}
-		var filters Filters
-		switch f {
-		case FacetRootCause:
-			filters.RootCauses = slugs
-		case FacetComponent:
-			filters.Components = slugs
-		case FacetSymptom:
-			filters.Symptoms = slugs
-		case FacetContributingFactor:
-			filters.ContributingFactors = slugs
-		}
-		res, err := lib.SearchCases(ctx, Query{Filters: filters, Sort: SortNewest, Page: 1, PerPage: max})
+	for _, cc := range check.Cases {
+		c, err := lib.FindCaseByID(ctx, cc.ID)
 		if err != nil {
+			if ErrorCode(err) == ENOTFOUND {
+				continue // a library without the shipped cases (--no-builtin)
+			}
 			return nil, false, fmt.Errorf("citations of %s: %w", check.ID, err)
 		}
-		if res.Total > len(res.Hits) {
-			complete = false
+		if seen[c.ID] {
+			continue
 		}
-		for _, h := range res.Hits {
-			if seen[h.Case.ID] {
-				continue
-			}
-			seen[h.Case.ID] = true
-			cases = append(cases, CitedCase{Case: h.Case, Terms: check.GuardsCarriedBy(v, h.Case)})
+		seen[c.ID] = true
+		cases = append(cases, CitedCase{Case: c, Why: cc.Why})
+	}
+	all, err := lib.Cases(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("citations of %s: %w", check.ID, err)
+	}
+	var named []CitedCase
+	for _, c := range all {
+		if !seen[c.ID] && slices.Contains(c.KubegapChecks, check.ID) {
+			seen[c.ID] = true
+			named = append(named, CitedCase{Case: c, Why: TeamCaseWhy(check.ID)})
 		}
 	}
-	slices.SortStableFunc(cases, func(a, b CitedCase) int { return newestFirst(a.Case, b.Case) })
+	slices.SortStableFunc(named, func(a, b CitedCase) int { return newestFirst(a.Case, b.Case) })
+	cases = append(cases, named...)
+	complete = true
 	if len(cases) > max {
 		cases, complete = cases[:max], false
 	}
@@ -93,25 +83,27 @@ func CitedCases(ctx context.Context, lib Library, check Check, max int, baseURL 
 	if err != nil {
 		return nil, err
 	}
-	v := lib.Vocabulary()
 	out := make([]Citation, 0, len(cases))
 	for _, cc := range cases {
-		c := Citation{CaseID: cc.Case.ID, Title: cc.Case.Title, Reason: CitationReason(v, cc.Terms)}
-		if baseURL != "" {
-			c.URL = CaseURL(baseURL, cc.Case.ID)
-		}
-		for _, s := range cc.Case.Sources {
-			if s.URL != "" {
-				c.Source = s.URL
-				break
-			}
-		}
-		for _, t := range cc.Terms {
-			c.Terms = append(c.Terms, t.Slug)
-		}
-		out = append(out, c)
+		out = append(out, NewCitation(cc.Case, cc.Why, baseURL))
 	}
 	return out, nil
+}
+
+// NewCitation makes the citation of a case: its title, its first public
+// source, and, when baseURL is set, the library's page for it.
+func NewCitation(c *Case, why, baseURL string) Citation {
+	ct := Citation{CaseID: c.ID, Title: c.Title, Reason: why}
+	if baseURL != "" {
+		ct.URL = CaseURL(baseURL, c.ID)
+	}
+	for _, s := range c.Sources {
+		if s.URL != "" {
+			ct.Source = s.URL
+			break
+		}
+	}
+	return ct
 }
 
 // CaseURL is the library's web page for a case under baseURL.
@@ -130,19 +122,6 @@ func newestFirst(a, b *Case) int {
 		return 1
 	}
 	return strings.Compare(b.ID, a.ID)
-}
-
-// guardKnown reports whether a guard names a vocabulary term, or, for a
-// component, a group.
-func guardKnown(v *Vocabulary, g TermRef) bool {
-	if _, ok := v.Term(g.Facet, g.Slug); ok {
-		return true
-	}
-	if g.Facet == FacetComponent {
-		_, ok := v.Group(g.Slug)
-		return ok
-	}
-	return false
 }
 
 // GuardsCarriedBy returns the check's guards the case is tagged with. A
@@ -203,12 +182,16 @@ func (c Check) GuardsTerm(v *Vocabulary, f Facet, slug string) bool {
 	return false
 }
 
-// ChecksForCase returns the checks, in catalogue order, whose guarded terms
-// the case carries: the checks that would have caught a gap like it.
+// ChecksForCase returns the checks, in catalogue order, that cite the
+// case: those that chose it, and those the case names in kubegap_checks.
 func ChecksForCase(checks []Check, v *Vocabulary, cs *Case) []Check {
 	var out []Check
 	for _, c := range checks {
-		if len(c.GuardsCarriedBy(v, cs)) > 0 {
+		cites := slices.Contains(cs.KubegapChecks, c.ID)
+		for _, cc := range c.Cases {
+			cites = cites || cc.ID == cs.ID
+		}
+		if cites {
 			out = append(out, c)
 		}
 	}

@@ -62,37 +62,38 @@ func ids(cs []incidentlib.CitedCase) []string {
 	return out
 }
 
-func TestCitingCasesIsAnOrAcrossFacets(t *testing.T) {
+// TestCitingCases: a check cites the cases chosen for it, in their order
+// and with their lines, then the library's cases that name it in
+// kubegap_checks, newest first; vocabulary terms pick nothing.
+func TestCitingCases(t *testing.T) {
+	named := citeCase(7, 2026, 9, "", nil, nil, nil)
+	named.KubegapChecks = []string{"KG900"}
+	older := citeCase(8, 2021, 2, "", nil, nil, nil)
+	older.KubegapChecks = []string{"KG900", "KG901"}
 	lib := openCiteLibrary(t, []*incidentlib.Case{
 		citeCase(1, 2020, 1, "config-change", []string{"service-mesh"}, nil, []string{"retry-amplification"}),
 		citeCase(2, 2024, 5, "", []string{"application-database"}, []string{"restart-loop"}, nil),
-		citeCase(3, 2022, 3, "", []string{"load-balancer"}, nil, nil),
 		citeCase(4, 2026, 8, "", nil, nil, []string{"retry-amplification", "deep-health-check"}),
-		citeCase(5, 2025, 1, "", []string{"application-database"}, nil, nil), // carries no guard
-		citeCase(6, 2024, 5, "", nil, []string{"restart-loop"}, nil),         // same month as IL-0002: ID breaks the tie
+		named, older,
 	})
-	rf := func(f incidentlib.Facet, s string) incidentlib.TermRef { return incidentlib.TermRef{Facet: f, Slug: s} }
-	retries := rf(incidentlib.FacetContributingFactor, "retry-amplification")
-	deep := rf(incidentlib.FacetContributingFactor, "deep-health-check")
-	loop := rf(incidentlib.FacetSymptom, "restart-loop")
-	network := rf(incidentlib.FacetComponent, "network") // a group
+	retries := incidentlib.TermRef{Facet: incidentlib.FacetContributingFactor, Slug: "retry-amplification"}
+	check := incidentlib.Check{ID: "KG900", Guards: []incidentlib.TermRef{retries},
+		Cases: []incidentlib.CheckCase{{ID: "IL-0002", Why: "the second shows it"}, {ID: "IL-0001", Why: "the first shows it"}, {ID: "IL-0099", Why: "not in this library"}}}
 	tests := []struct {
 		name     string
-		guards   []incidentlib.TermRef
+		check    incidentlib.Check
 		max      int
 		want     []string
 		complete bool
 	}{
-		{"one term", []incidentlib.TermRef{retries}, 0, []string{"IL-0004", "IL-0001"}, true},
-		{"two facets merged newest first", []incidentlib.TermRef{retries, loop}, 0, []string{"IL-0004", "IL-0006", "IL-0002", "IL-0001"}, true},
-		{"a case carrying two guards is cited once", []incidentlib.TermRef{retries, deep}, 0, []string{"IL-0004", "IL-0001"}, true},
-		{"a group guard cites its members' cases", []incidentlib.TermRef{network}, 0, []string{"IL-0003", "IL-0001"}, true},
-		{"bounded to the newest", []incidentlib.TermRef{retries, loop}, 2, []string{"IL-0004", "IL-0006"}, false},
-		{"no guards", nil, 0, nil, true},
+		{"chosen, then named newest first", check, 0, []string{"IL-0002", "IL-0001", "IL-0007", "IL-0008"}, true},
+		{"bounded", check, 3, []string{"IL-0002", "IL-0001", "IL-0007"}, false},
+		{"a guard alone cites nothing", incidentlib.Check{ID: "KG902", Guards: []incidentlib.TermRef{retries}}, 0, nil, true},
+		{"named only", incidentlib.Check{ID: "KG901"}, 0, []string{"IL-0008"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, complete, err := incidentlib.CitingCases(context.Background(), lib, incidentlib.Check{ID: "KG900", Guards: tt.guards}, tt.max)
+			got, complete, err := incidentlib.CitingCases(context.Background(), lib, tt.check, tt.max)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,21 +106,19 @@ func TestCitingCasesIsAnOrAcrossFacets(t *testing.T) {
 		})
 	}
 
-	cits, err := incidentlib.CitedCases(context.Background(), lib, incidentlib.Check{ID: "KG900", Guards: []incidentlib.TermRef{retries, deep, network}}, 1, "https://lib.example/")
+	cits, err := incidentlib.CitedCases(context.Background(), lib, check, 1, "https://lib.example/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []incidentlib.Citation{{
-		CaseID: "IL-0004", Title: "Case 4", URL: "https://lib.example/cases/IL-0004", Source: "https://news.example/4",
-		Terms: []string{"retry-amplification", "deep-health-check"}, Reason: "tagged Retry amplification and Deep health check",
+		CaseID: "IL-0002", Title: "Case 2", URL: "https://lib.example/cases/IL-0002", Source: "https://news.example/2", Reason: "the second shows it",
 	}}
 	if diff := cmp.Diff(want, cits); diff != "" {
 		t.Errorf("CitedCases (-want +got):\n%s", diff)
 	}
-
-	_, _, err = incidentlib.CitingCases(context.Background(), lib, incidentlib.Check{ID: "KG901", Guards: []incidentlib.TermRef{rf(incidentlib.FacetSymptom, "gremlins")}}, 0)
-	if incidentlib.ErrorCode(err) != incidentlib.EINTERNAL {
-		t.Errorf("a guard outside the vocabulary: error %v, want an internal error", err)
+	cits, err = incidentlib.CitedCases(context.Background(), lib, incidentlib.Check{ID: "KG901"}, 0, "")
+	if err != nil || len(cits) != 1 || cits[0].Reason != incidentlib.TeamCaseWhy("KG901") {
+		t.Errorf("a case naming the check: %+v, %v", cits, err)
 	}
 }
 
@@ -127,8 +126,11 @@ func TestChecksForCaseAndTerm(t *testing.T) {
 	v := citeVocabulary()
 	mesh := incidentlib.Check{ID: "KG001", Guards: []incidentlib.TermRef{{Facet: incidentlib.FacetComponent, Slug: "service-mesh"}}}
 	network := incidentlib.Check{ID: "KG002", Guards: []incidentlib.TermRef{{Facet: incidentlib.FacetComponent, Slug: "network"}}}
-	loop := incidentlib.Check{ID: "KG003", Guards: []incidentlib.TermRef{{Facet: incidentlib.FacetSymptom, Slug: "restart-loop"}}}
+	loop := incidentlib.Check{ID: "KG003", Guards: []incidentlib.TermRef{{Facet: incidentlib.FacetSymptom, Slug: "restart-loop"}},
+		Cases: []incidentlib.CheckCase{{ID: "IL-0001", Why: "it shows the gap"}}}
 	checks := []incidentlib.Check{mesh, network, loop}
+	namesKG002 := citeCase(3, 2020, 1, "", nil, nil, nil)
+	namesKG002.KubegapChecks = []string{"KG002"}
 	checkIDs := func(cs []incidentlib.Check) []string {
 		var out []string
 		for _, c := range cs {
@@ -141,9 +143,9 @@ func TestChecksForCaseAndTerm(t *testing.T) {
 		got  []incidentlib.Check
 		want []string
 	}{
-		{"case with a mesh", incidentlib.ChecksForCase(checks, v, citeCase(1, 2020, 1, "", []string{"service-mesh"}, nil, nil)), []string{"KG001", "KG002"}},
-		{"case with a load balancer", incidentlib.ChecksForCase(checks, v, citeCase(1, 2020, 1, "", []string{"load-balancer"}, []string{"restart-loop"}, nil)), []string{"KG002", "KG003"}},
-		{"case with nothing guarded", incidentlib.ChecksForCase(checks, v, citeCase(1, 2020, 1, "config-change", nil, nil, nil)), nil},
+		{"case a check chose", incidentlib.ChecksForCase(checks, v, citeCase(1, 2020, 1, "", []string{"service-mesh"}, nil, nil)), []string{"KG003"}},
+		{"case naming a check", incidentlib.ChecksForCase(checks, v, namesKG002), []string{"KG002"}},
+		{"case with a guarded term only", incidentlib.ChecksForCase(checks, v, citeCase(2, 2020, 1, "", []string{"load-balancer"}, []string{"restart-loop"}, nil)), nil},
 		{"term service-mesh", incidentlib.ChecksForTerm(checks, v, incidentlib.FacetComponent, "service-mesh"), []string{"KG001", "KG002"}},
 		{"group network", incidentlib.ChecksForTerm(checks, v, incidentlib.FacetComponent, "network"), []string{"KG001", "KG002"}},
 		{"term restart-loop", incidentlib.ChecksForTerm(checks, v, incidentlib.FacetSymptom, "restart-loop"), []string{"KG003"}},
@@ -167,15 +169,15 @@ func TestChecksForCaseAndTerm(t *testing.T) {
 }
 
 // BenchmarkCitingCases measures one check's citations over the shipped
-// corpus: the work of a check page or of getCheck, a check guarding terms
-// of two facets (two searches, merged).
+// corpus: the work of a check page or of getCheck, a check with two chosen
+// cases (looked up by ID) and a scan for cases naming it.
 func BenchmarkCitingCases(b *testing.B) {
 	lib := enginetest.Shipped(b)
 	check := incidentlib.Check{ID: "KG900", Guards: []incidentlib.TermRef{
 		{Facet: incidentlib.FacetContributingFactor, Slug: "retry-amplification"},
 		{Facet: incidentlib.FacetContributingFactor, Slug: "health-check-dependency"},
 		{Facet: incidentlib.FacetComponent, Slug: "load-balancer"},
-	}}
+	}, Cases: []incidentlib.CheckCase{{ID: "IL-0601", Why: "a"}, {ID: "IL-0821", Why: "b"}}}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

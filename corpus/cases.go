@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"path"
 	"reflect"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -16,6 +18,10 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 )
+
+// kubegapCheckID is the shape of a kubegap check ID; which IDs exist is
+// kubegap's to check, where it reads the cases.
+var kubegapCheckID = regexp.MustCompile(`^KG[0-9]{3}$`)
 
 // caseFile is the YAML shape of a case (docs/case-format.md).
 type caseFile struct {
@@ -36,6 +42,7 @@ type caseFile struct {
 	RootCause           string           `yaml:"root_cause"`
 	Components          []string         `yaml:"components"`
 	ContributingFactors []string         `yaml:"contributing_factors"`
+	KubegapChecks       []string         `yaml:"kubegap_checks"`
 	Detection           string           `yaml:"detection"`
 	Remediation         []string         `yaml:"remediation"`
 	ActionItems         []actionItemFile `yaml:"action_items"`
@@ -197,8 +204,9 @@ func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Tim
 		RootCause: cf.RootCause, Detection: cf.Detection, Lessons: cf.Lessons,
 		Severity: v.SeverityFor(cf.SymptomTerms), Remediation: cf.Remediation,
 		SymptomTerms: cf.SymptomTerms, Components: cf.Components, ContributingFactors: cf.ContributingFactors,
-		Verification: incidentlib.Verification{Status: cf.Verification.Status, Against: cf.Verification.Against, Note: cf.Verification.Note},
-		Origin:       file,
+		KubegapChecks: cf.KubegapChecks,
+		Verification:  incidentlib.Verification{Status: cf.Verification.Status, Against: cf.Verification.Against, Note: cf.Verification.Note},
+		Origin:        file,
 	}
 
 	// Identity.
@@ -314,6 +322,14 @@ func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Tim
 	checkTerms(incidentlib.FacetSymptom, "symptom_terms", c.SymptomTerms)
 	checkTerms(incidentlib.FacetComponent, "components", c.Components)
 	checkTerms(incidentlib.FacetContributingFactor, "contributing_factors", c.ContributingFactors)
+	for i, id := range c.KubegapChecks {
+		if !kubegapCheckID.MatchString(id) {
+			report(at("kubegap_checks", i), "kubegap_checks[%d] %q is not a kubegap check ID (KG followed by three digits, e.g. KG009)", i, id)
+		}
+		if slices.Contains(c.KubegapChecks[:i], id) {
+			report(at("kubegap_checks", i), "kubegap_checks lists %q twice", id)
+		}
+	}
 	if cf.Severity != "" {
 		report(at("severity"), "severity is not written by hand: it follows from symptom_terms (%s); remove this line", severityRule(v))
 	}

@@ -57,6 +57,7 @@ func testChecks() []incidentlib.Check {
 				{Facet: incidentlib.FacetContributingFactor, Slug: "retry-amplification"},
 				{Facet: incidentlib.FacetComponent, Slug: "cache"}, // a group
 			},
+			Cases: []incidentlib.CheckCase{{ID: "IL-0943", Why: "retries overwhelmed the authorising service"}, {ID: "IL-0790", Why: "retried failures piled up"}},
 		},
 		{
 			ID: "KG002", Title: "Deep liveness probe", Severity: incidentlib.CheckMedium,

@@ -57,7 +57,7 @@ func (a *api) handleCheck(w http.ResponseWriter, r *http.Request, _ url.Values) 
 		Citations: make([]Citation, 0, len(cited)), CitationsComplete: complete}
 	for _, cc := range cited {
 		out.Citations = append(out.Citations, Citation{Case: a.caseSummary(cc.Case),
-			Terms: a.guardRefs(cc.Terms), Reason: incidentlib.CitationReason(a.vocab(), cc.Terms)})
+			Terms: a.guardRefs(cc.Terms), Reason: cc.Why})
 	}
 	return a.writeJSON(w, out)
 }

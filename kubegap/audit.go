@@ -197,6 +197,9 @@ func Audit(ctx context.Context, s *Snapshot, p Policy, cite Citer) *incidentlib.
 		if cite != nil {
 			cites = cite.Cite(ctx, c.Check)
 		}
+		// One patch per object a check flags, made once.
+		type patchOf struct{ patch, typ string }
+		patches := map[*Object]patchOf{}
 	findings:
 		for _, f := range r.found {
 			if lookupIgnore(f.obj).ids[c.ID] {
@@ -207,8 +210,13 @@ func Audit(ctx context.Context, s *Snapshot, p Policy, cite Citer) *incidentlib.
 					continue findings
 				}
 			}
+			pt, ok := patches[f.obj]
+			if !ok {
+				pt.patch, pt.typ = makePatch(s, c.ID, f.obj)
+				patches[f.obj] = pt
+			}
 			rep.Findings = append(rep.Findings, incidentlib.Finding{CheckID: c.ID, Title: c.Title, Severity: sev, Object: f.obj.Ref,
-				Message: f.msg, Fix: c.Fix, FixYAML: c.FixYAML, Citations: cites})
+				Message: f.msg, Fix: c.Fix, FixYAML: c.FixYAML, Patch: pt.patch, PatchType: pt.typ, Citations: cites})
 		}
 	}
 	sort.SliceStable(rep.Findings, func(i, j int) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -11,7 +12,6 @@ import (
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/corpus"
 	"github.com/incidentlib/incidentlib/engine"
-	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
 func TestCatalogue(t *testing.T) {
@@ -28,6 +28,9 @@ func TestCatalogue(t *testing.T) {
 		if c.Title == "" || c.Rule == "" || c.Why == "" || c.Fix == "" || c.FixYAML == "" || len(c.Guards) == 0 {
 			t.Errorf("%s: every check needs a title, rule, why, fix, fix YAML and guards", c.ID)
 		}
+		if severityReasons[c.ID] == "" || !strings.HasPrefix(severityReasons[c.ID], string(c.Severity)+":") {
+			t.Errorf("%s: severityReasons must say why it is %s, starting %q", c.ID, c.Severity, string(c.Severity)+":")
+		}
 		if c.Severity.Rank() == 0 {
 			t.Errorf("%s: severity %q", c.ID, c.Severity)
 		}
@@ -38,50 +41,139 @@ func TestCatalogue(t *testing.T) {
 	}
 }
 
-// TestEveryCheckCitesShippedCases resolves every check's guards against the
-// shipped corpus, as kubegap audit does: each check must cite a real case,
-// the retry checks DigitalOcean's retry amplification (IL-0561) and the
-// probe checks the health-check restart loops of IL-0600 and IL-0601.
-func TestEveryCheckCitesShippedCases(t *testing.T) {
-	eng := enginetest.Shipped(t)
-	v := eng.Vocabulary()
-	// Every case a check cites, not just the newest few that a report
-	// shows, so that new cases in the corpus do not push these out.
-	citer := LibraryCiter(eng, "", incidentlib.MaxCitations)
-	must := map[string][]string{
-		"KG003": {"IL-0561"}, "KG004": {"IL-0561"}, "KG005": {"IL-0561"}, "KG006": {"IL-0561"}, "KG007": {"IL-0561"},
-		"KG001": {"IL-0600", "IL-0601"}, "KG002": {"IL-0600", "IL-0601"}, "KG023": {"IL-0600", "IL-0601"}, "KG024": {"IL-0600", "IL-0601"},
+// TestCitationTable keeps citations.yaml true to the shipped corpus: every
+// check is in it, every case exists, is checked or partial, lists a public
+// source URL and is cited at most once per check, and every line is one
+// short line. The seed-listing and unchecked cases that once led the
+// citations (IL-0600, IL-0179) can never come back.
+func TestCitationTable(t *testing.T) {
+	table, err := parseCitationTable(citationsYAML)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, c := range Checks() {
-		for _, g := range c.Guards {
-			if _, ok := v.Term(g.Facet, g.Slug); !ok {
-				t.Errorf("%s guards %s %q, which is not in the vocabulary", c.ID, g.Facet, g.Slug)
+	c, _, err := corpus.Load(corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*incidentlib.Case{}
+	for _, cs := range c.Cases {
+		byID[cs.ID] = cs
+	}
+	known := map[string]bool{}
+	for _, ch := range Checks() {
+		known[ch.ID] = true
+		if _, ok := table[ch.ID]; !ok {
+			t.Errorf("%s is not in citations.yaml: list it, with [] when no public outage shows its gap yet", ch.ID)
+		}
+		if len(ch.Cases) != len(table[ch.ID]) {
+			t.Errorf("%s carries %d cases, the table %d", ch.ID, len(ch.Cases), len(table[ch.ID]))
+		}
+	}
+	for id, entries := range table {
+		if !known[id] {
+			t.Errorf("citations.yaml lists %s, which is not a check", id)
+		}
+		seen := map[string]bool{}
+		for _, e := range entries {
+			cs := byID[e.ID]
+			switch {
+			case cs == nil:
+				t.Errorf("%s cites %s, which is not in the shipped corpus", id, e.ID)
+				continue
+			case seen[e.ID]:
+				t.Errorf("%s cites %s twice", id, e.ID)
+			case e.ID == "IL-0600" || e.ID == "IL-0179":
+				t.Errorf("%s cites %s, a case with no checked public source", id, e.ID)
+			case cs.Verification.Status != incidentlib.VerificationChecked && cs.Verification.Status != incidentlib.VerificationPartial:
+				t.Errorf("%s cites %s, whose verification is %q: only checked or partial cases may be cited", id, e.ID, cs.Verification.Status)
 			}
-		}
-		cites := citer.Cite(context.Background(), c)
-		if len(cites) == 0 {
-			t.Errorf("%s cites no case in the shipped corpus", c.ID)
-			continue
-		}
-		var ids []string
-		for _, ct := range cites {
-			ids = append(ids, ct.CaseID)
-			if len(ct.Terms) == 0 {
-				t.Errorf("%s cites %s, which carries none of its guarded terms", c.ID, ct.CaseID)
+			seen[e.ID] = true
+			public := false
+			for _, src := range cs.Sources {
+				public = public || strings.HasPrefix(src.URL, "https://") || strings.HasPrefix(src.URL, "http://")
 			}
-		}
-		for _, id := range must[c.ID] {
-			if !slices.Contains(ids, id) {
-				t.Errorf("%s cites %v, want %s among them", c.ID, ids, id)
+			if !public {
+				t.Errorf("%s cites %s, which lists no public source URL", id, e.ID)
+			}
+			if e.Why == "" || len(e.Why) > 200 || strings.Contains(e.Why, "\n") {
+				t.Errorf("%s on %s: the why must be one line of at most 200 characters, got %d: %q", id, e.ID, len(e.Why), e.Why)
 			}
 		}
 	}
 }
 
-// TestCitesTeamCases shows that a case outside the shipped corpus (a
-// team's own, as --cases loads) is cited as soon as the library holds it:
-// guards are resolved at run time.
-func TestCitesTeamCases(t *testing.T) {
+// TestCitationTableRejectsBadCases shows the table test can fail: the
+// rules it applies catch an unchecked case and a case that does not exist.
+func TestCitationTableCanFail(t *testing.T) {
+	if _, err := parseCitationTable([]byte("KG001:\n  - {case: IL-0601, why: x, extra: y}\n")); err == nil {
+		t.Error("an unknown field in citations.yaml was accepted")
+	}
+	c, _, err := corpus.Load(corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cs := range c.Cases {
+		if cs.ID == "IL-0600" && cs.Verification.Status == incidentlib.VerificationChecked {
+			t.Error("IL-0600 is now checked: update TestCitationTable's explicit ban")
+		}
+	}
+}
+
+// TestTableCiter resolves the chosen cases from the compiled-in corpus as
+// kubegap audit does, without an index: titles and sources are the
+// corpus's, the why is the table's, --no-builtin leaves them out, and a
+// team's case that names the check is cited after them.
+func TestTableCiter(t *testing.T) {
+	c, _, err := corpus.Load(corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*incidentlib.Case{}
+	for _, cs := range c.Cases {
+		byID[cs.ID] = cs
+	}
+	started, err := incidentlib.ParseTimestamp("2026-11-20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := &incidentlib.Case{ID: "IL-9001", Title: "Our consumer hung", Timeline: incidentlib.Timeline{Started: started}, KubegapChecks: []string{"KG027"}}
+	citer := TableCiter(TableOptions{BaseURL: "https://lib.example/", Team: []*incidentlib.Case{own}})
+	for _, ch := range Checks() {
+		cites := citer.Cite(context.Background(), ch)
+		want := min(len(ch.Cases), 5)
+		if ch.ID == "KG027" {
+			want = min(len(ch.Cases)+1, 5)
+		}
+		if len(cites) != want {
+			t.Errorf("%s: %d citations, want %d", ch.ID, len(cites), want)
+			continue
+		}
+		for i, ct := range cites {
+			if i < len(ch.Cases) {
+				cs := byID[ct.CaseID]
+				if cs == nil || ct.CaseID != ch.Cases[i].ID || ct.Title != cs.Title || ct.Reason != ch.Cases[i].Why || ct.Source != cs.Sources[0].URL {
+					t.Errorf("%s citation %d = %+v, want %s as the corpus has it, with the table's why", ch.ID, i, ct, ch.Cases[i].ID)
+				}
+				if ct.URL != "https://lib.example/cases/"+ct.CaseID {
+					t.Errorf("%s: URL %q", ch.ID, ct.URL)
+				}
+			}
+		}
+	}
+	kg027, _ := incidentlib.FindCheck(Checks(), "KG027")
+	cites := TableCiter(TableOptions{NoBuiltin: true, Team: []*incidentlib.Case{own}}).Cite(context.Background(), kg027)
+	if len(cites) != 1 || cites[0].CaseID != "IL-9001" || cites[0].Reason != incidentlib.TeamCaseWhy("KG027") {
+		t.Errorf("--no-builtin citations %+v, want only the team's IL-9001", cites)
+	}
+	if got := UnknownChecks([]*incidentlib.Case{{ID: "IL-9002", KubegapChecks: []string{"KG999"}}}); len(got) != 1 || !strings.Contains(got[0], "KG999") {
+		t.Errorf("UnknownChecks = %v, want KG999 reported", got)
+	}
+}
+
+// TestLibraryCiterCitesChosenAndTeamCases shows the library's citing
+// (web pages, API, MCP) gives the same chosen cases, and a team's case
+// naming the check in kubegap_checks after them.
+func TestLibraryCiterCitesChosenAndTeamCases(t *testing.T) {
 	c, _, err := corpus.Load(corpus.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -92,15 +184,26 @@ func TestCitesTeamCases(t *testing.T) {
 	}
 	check := Checks()[0]
 	own := &incidentlib.Case{ID: "IL-9001", Title: "Our checkout pods restarted in a loop when the session store slowed", Company: "Example",
-		Timeline: incidentlib.Timeline{Started: started}, Summary: "Liveness probes checked the session store.",
-		ContributingFactors: []string{check.Guards[0].Slug}}
+		Timeline: incidentlib.Timeline{Started: started}, Summary: "Liveness probes checked the session store.", KubegapChecks: []string{check.ID}}
 	eng, err := engine.Open(context.Background(), c.Vocabulary, append(c.Cases, own), engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer eng.Close()
 	cites := LibraryCiter(eng, "https://lib.example", 5).Cite(context.Background(), check)
-	if len(cites) == 0 || cites[0].CaseID != "IL-9001" || cites[0].URL != "https://lib.example/cases/IL-9001" {
-		t.Fatalf("citations %+v, want the team's case IL-9001 first, linked", cites)
+	var ids []string
+	for _, ct := range cites {
+		ids = append(ids, ct.CaseID)
+	}
+	want := []string{}
+	for _, cc := range check.Cases {
+		want = append(want, cc.ID)
+	}
+	want = append(want, "IL-9001")
+	if !slices.Equal(ids, want) {
+		t.Fatalf("citations %v, want %v", ids, want)
+	}
+	if last := cites[len(cites)-1]; last.URL != "https://lib.example/cases/IL-9001" {
+		t.Errorf("team case URL %q", last.URL)
 	}
 }

@@ -75,7 +75,10 @@ func remoteProbe(p *corev1.Probe) string {
 		if strings.HasSuffix(strings.TrimRight(path, "/"), "/actuator/health") {
 			return fmt.Sprintf("its path %q is Spring Boot's aggregate health, which includes the database and other indicators (use /actuator/health/liveness)", p.HTTPGet.Path)
 		}
-		for _, w := range wordSplit.Split(strings.ToLower(p.HTTPGet.Path), -1) {
+		// Only the path's own segments: a query string on a local path
+		// (/healthz?full=true) asks the same process for more detail and
+		// is not a dependency check by itself.
+		for _, w := range wordSplit.Split(path, -1) {
 			if deepPathWords[w] {
 				return fmt.Sprintf("its path %q looks like a dependency or readiness check", p.HTTPGet.Path)
 			}
@@ -260,6 +263,19 @@ var slowStarterImages = []string{"java", "jdk", "jre", "temurin", "corretto", "t
 	"elasticsearch", "opensearch", "logstash", "kafka", "zookeeper", "cassandra", "solr", "keycloak", "jenkins",
 	"sonarqube", "nexus", "liberty", "websphere", "payara", "glassfish", "jetty"}
 
+// jvmEnv reports whether an environment variable configures a JVM:
+// JAVA_OPTS, JAVA_OPTIONS, JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS, _JAVA_OPTIONS,
+// JVM_OPTS and the application-prefixed forms (ES_JAVA_OPTS, …).
+func jvmEnv(name string) bool {
+	n := strings.ToUpper(name)
+	for _, suffix := range []string{"JAVA_OPTS", "JAVA_OPTIONS", "JAVA_TOOL_OPTIONS", "JVM_OPTS", "JVM_OPTIONS"} {
+		if strings.HasSuffix(n, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
 // slowStarter says why a container looks slow to start, or "".
 func slowStarter(c corev1.Container) string {
 	img := strings.ToLower(c.Image)
@@ -272,8 +288,7 @@ func slowStarter(c corev1.Container) string {
 		}
 	}
 	for _, e := range c.Env {
-		switch e.Name {
-		case "JAVA_OPTS", "JAVA_TOOL_OPTIONS", "JVM_OPTS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS":
+		if jvmEnv(e.Name) {
 			return "it sets " + e.Name
 		}
 	}
@@ -312,8 +327,11 @@ func servingContainers(w *Workload) []corev1.Container {
 	}
 	var out []corev1.Container
 	seen := map[string]bool{}
-	for _, svc := range w.Services {
-		for _, sp := range svc.Service.Spec.Ports {
+	for _, svc := range w.servedBy {
+		for i, sp := range svc.Service.Spec.Ports {
+			if svc.metricsPort(i) {
+				continue
+			}
 			tp := sp.TargetPort
 			if tp.Type == intstr.Int && tp.IntVal == 0 {
 				tp = intstr.FromInt32(sp.Port)
@@ -340,7 +358,7 @@ func servingContainers(w *Workload) []corev1.Container {
 
 func checkMissingReadiness(s *Snapshot, r *reporter) {
 	for _, w := range s.audited() {
-		if !w.ServiceBacked() || !w.LongRunning() {
+		if !w.Serving() || !w.LongRunning() {
 			continue
 		}
 		for _, c := range servingContainers(w) {
@@ -351,10 +369,4 @@ func checkMissingReadiness(s *Snapshot, r *reporter) {
 	}
 }
 
-func serviceNames(w *Workload) string {
-	names := make([]string, len(w.Services))
-	for i, s := range w.Services {
-		names[i] = s.Ref.Name
-	}
-	return strings.Join(names, ", ")
-}
+func serviceNames(w *Workload) string { return servingNames(w) }

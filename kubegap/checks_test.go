@@ -20,6 +20,7 @@ var checkFixtures = []struct {
 	{"KG001/fail-other-host.yaml", []string{"KG001"}},
 	{"KG001/fail-spring-actuator-health.yaml", []string{"KG001"}},
 	{"KG001/pass-exec-local-client.yaml", nil},
+	{"KG001/pass-local-query-string.yaml", nil},
 	{"KG001/pass-local.yaml", nil},
 	{"KG001/pass-spring-liveness-group.yaml", nil},
 	{"KG002/fail-same-check.yaml", []string{"KG002"}},
@@ -44,15 +45,20 @@ var checkFixtures = []struct {
 	{"KG008/fail-missing.yaml", []string{"KG008"}},
 	{"KG008/pass-max-unavailable-one.yaml", nil},
 	{"KG009/fail-bare-pod.yaml", []string{"KG009"}},
+	{"KG009/fail-ingress.yaml", []string{"KG009", "KG019"}},
 	{"KG009/fail-one-replica.yaml", []string{"KG009"}},
+	{"KG009/pass-datastore.yaml", nil},
 	{"KG009/pass-hpa-min-two.yaml", nil},
 	{"KG009/pass-job.yaml", nil},
+	{"KG009/pass-metrics-only-service.yaml", nil},
+	{"KG009/pass-service-nothing-routes-to.yaml", nil},
+	{"KG009/pass-servicemonitor-scraped.yaml", nil},
 	{"KG010/fail-no-spread.yaml", []string{"KG010"}},
 	{"KG010/fail-statefulset-no-spread.yaml", []string{"KG010"}},
 	{"KG010/pass-anti-affinity.yaml", nil},
-	{"KG011/fail-max-below-replicas.yaml", []string{"KG011"}},
+	{"KG011/fail-max-below-replicas.yaml", []string{"KG011", "KG025"}},
 	{"KG011/fail-min-equals-max.yaml", []string{"KG011"}},
-	{"KG011/fail-no-cpu-request.yaml", []string{"KG011"}},
+	{"KG011/fail-no-cpu-request.yaml", []string{"KG011", "KG026"}},
 	{"KG011/pass-can-scale.yaml", nil},
 	{"KG012/fail-cronjob-no-memory.yaml", []string{"KG012"}},
 	{"KG012/fail-no-limit.yaml", []string{"KG012"}},
@@ -63,6 +69,7 @@ var checkFixtures = []struct {
 	{"KG014/fail-max-unavailable-100.yaml", []string{"KG014"}},
 	{"KG014/fail-recreate.yaml", []string{"KG014"}},
 	{"KG014/fail-rollout-canary-all.yaml", []string{"KG014"}},
+	{"KG014/pass-recreate-single-rwo.yaml", nil},
 	{"KG014/pass-rolling.yaml", nil},
 	{"KG015/fail-half-at-once.yaml", []string{"KG015"}},
 	{"KG015/pass-one-at-a-time.yaml", nil},
@@ -89,8 +96,29 @@ var checkFixtures = []struct {
 	{"KG022/pass-if-not-present.yaml", nil},
 	{"KG023/fail-timeout-equals-period.yaml", []string{"KG023"}},
 	{"KG023/pass-timeout-shorter.yaml", nil},
+	{"KG024/fail-java-options-env.yaml", []string{"KG024"}},
+	{"KG024/fail-jdk-java-options-env.yaml", []string{"KG024"}},
 	{"KG024/fail-jvm-short-window.yaml", []string{"KG024"}},
 	{"KG024/pass-startup-probe.yaml", nil},
+	{"KG025/fail-hpa-and-replicas.yaml", []string{"KG025"}},
+	{"KG025/pass-hpa-no-replicas.yaml", nil},
+	{"KG026/fail-no-cpu-request.yaml", []string{"KG026"}},
+	{"KG026/pass-cpu-limit-only.yaml", nil},
+	{"KG027/fail-no-liveness.yaml", []string{"KG027"}},
+	{"KG027/pass-cronjob.yaml", nil},
+	{"KG028/fail-rolling-single-rwo.yaml", []string{"KG028"}},
+	{"KG028/pass-max-surge-zero.yaml", nil},
+	{"KG028/pass-read-write-many.yaml", nil},
+	{"KG029/fail-statefulset-pull-always.yaml", []string{"KG029"}},
+	{"KG029/pass-statefulset-if-not-present.yaml", nil},
+	{"KG030/fail-alpine-tag.yaml", []string{"KG030"}},
+	{"KG030/fail-major-only-tag.yaml", []string{"KG030"}},
+	{"KG030/fail-stable-tag.yaml", []string{"KG030"}},
+	{"KG030/pass-commit-tag.yaml", nil},
+	{"KG030/pass-patch-version.yaml", nil},
+	{"KG031/fail-single-replica-webhook.yaml", []string{"KG031"}},
+	{"KG031/pass-fail-open.yaml", nil},
+	{"KG031/pass-two-replicas.yaml", nil},
 }
 
 func TestCheckFixtures(t *testing.T) {
@@ -142,7 +170,7 @@ func TestEveryCheckHasFixtures(t *testing.T) {
 			t.Errorf("%s needs a pass-*.yaml and a fail-*.yaml fixture under testdata/checks/%s", c.ID, c.ID)
 		}
 	}
-	if len(Checks()) < 20 {
-		t.Errorf("%d checks; the catalogue promises at least 20", len(Checks()))
+	if len(Checks()) < 30 {
+		t.Errorf("%d checks; the catalogue promises at least 30", len(Checks()))
 	}
 }

@@ -42,7 +42,7 @@ func checkPDB(s *Snapshot, r *reporter) {
 
 func checkMissingPDB(s *Snapshot, r *reporter) {
 	for _, w := range s.audited() {
-		if !w.replicated() || w.ReplicaSet != nil || !w.ServiceBacked() || w.minReplicas() < 2 || len(w.PDBs) > 0 {
+		if !w.replicated() || w.ReplicaSet != nil || !w.Serving() || w.minReplicas() < 2 || len(w.PDBs) > 0 {
 			continue
 		}
 		r.add(&w.Object, "%d replicas behind Service %s and no PodDisruptionBudget selects its pods", w.minReplicas(), serviceNames(w))
@@ -90,7 +90,16 @@ func checkBlockingPDB(s *Snapshot, r *reporter) {
 
 func checkSingleReplica(s *Snapshot, r *reporter) {
 	for _, w := range s.audited() {
-		if !w.ServiceBacked() || !w.LongRunning() || w.DaemonSet != nil {
+		if !w.Serving() || !w.LongRunning() || w.DaemonSet != nil {
+			continue
+		}
+		// A second replica is no fix for a datastore or a single writer on
+		// a ReadWriteOnce volume: it needs replication, which kubegap
+		// cannot prescribe.
+		if ds := datastore(w); ds != "" {
+			continue
+		}
+		if w.Deployment != nil && s.rwoVolume(w) != "" {
 			continue
 		}
 		if w.Pod != nil {
@@ -170,7 +179,7 @@ func checkMemory(s *Snapshot, r *reporter) {
 
 func checkCPUThrottle(s *Snapshot, r *reporter) {
 	for _, w := range s.audited() {
-		if !w.ServiceBacked() || !w.LongRunning() {
+		if !w.Serving() || !w.LongRunning() {
 			continue
 		}
 		for _, c := range servingContainers(w) {
@@ -240,7 +249,13 @@ func replacesAll(w *Workload) string {
 
 func checkRolloutAtOnce(s *Snapshot, r *reporter) {
 	for _, w := range s.audited() {
-		if !w.ServiceBacked() {
+		if !w.Serving() {
+			continue
+		}
+		// Recreate is right for one pod that owns a ReadWriteOnce volume
+		// (a surge pod could not attach it; KG028 flags the opposite) and
+		// for a lone datastore, which must not run twice on one data set.
+		if w.Deployment != nil && w.minReplicas() <= 1 && (s.rwoVolume(w) != "" || datastore(w) != "") {
 			continue
 		}
 		if why := replacesAll(w); why != "" {
@@ -393,7 +408,12 @@ func checkDeprecatedLabels(s *Snapshot, r *reporter) {
 // built once per audit, so the drain check stays linear in the snapshot.
 func frontedServices(s *Snapshot) map[string]string {
 	out := map[string]string{}
-	for _, hr := range s.HTTPRoutes {
+	for _, svc := range s.Services {
+		if strings.HasPrefix(svc.RoutedBy, "Ingress ") {
+			out[svc.Ref.Namespace+"/"+svc.Ref.Name] = svc.RoutedBy
+		}
+	}
+	for _, hr := range append(append([]*Object{}, s.HTTPRoutes...), s.GRPCRoutes...) {
 		for _, rule := range list(field(hr.U.Object, "spec", "rules")) {
 			for _, b := range list(field(rule, "backendRefs")) {
 				if k := str(field(b, "kind")); k != "" && k != "Service" {
@@ -405,7 +425,7 @@ func frontedServices(s *Snapshot) map[string]string {
 				}
 				key := ns + "/" + str(field(b, "name"))
 				if _, ok := out[key]; !ok {
-					out[key] = "HTTPRoute " + hr.Ref.Name
+					out[key] = hr.Ref.Kind + " " + hr.Ref.Name
 				}
 			}
 		}
@@ -428,12 +448,12 @@ func frontedServices(s *Snapshot) map[string]string {
 
 // fronted says which load balancer sends traffic to the workload, or "".
 func fronted(w *Workload, routes map[string]string) string {
-	for _, svc := range w.Services {
+	for _, svc := range w.servedBy {
 		if svc.Service.Spec.Type == corev1.ServiceTypeLoadBalancer {
 			return "LoadBalancer Service " + svc.Ref.Name
 		}
 	}
-	for _, svc := range w.Services {
+	for _, svc := range w.servedBy {
 		if r, ok := routes[svc.Ref.Namespace+"/"+svc.Ref.Name]; ok {
 			return r
 		}
@@ -464,7 +484,7 @@ func preStopSleep(h *corev1.LifecycleHandler) int64 {
 func checkGracefulDrain(s *Snapshot, r *reporter) {
 	routes := frontedServices(s)
 	for _, w := range s.audited() {
-		if !w.ServiceBacked() || !w.LongRunning() {
+		if !w.Serving() || !w.LongRunning() {
 			continue
 		}
 		lb := fronted(w, routes)

@@ -228,9 +228,14 @@ func splitDocuments(data []byte) []document {
 	return docs
 }
 
+// isSeparator reports whether a line starts a document ("---") or ends
+// one ("...", YAML's document end marker, which a stream may use to write
+// an explicit empty document: "---" then "..."). Either closes the
+// document before it; what lies between an end marker and the next
+// document is empty.
 func isSeparator(line []byte) bool {
 	line = bytes.TrimRight(line, " \t\r")
-	if !bytes.HasPrefix(line, []byte("---")) {
+	if !bytes.HasPrefix(line, []byte("---")) && !bytes.HasPrefix(line, []byte("...")) {
 		return false
 	}
 	rest := line[3:]

@@ -161,3 +161,21 @@ func FuzzLoad(f *testing.F) {
 		Audit(t.Context(), s, Policy{}, nil)
 	})
 }
+
+// TestLoadExplicitEmptyDocument reads a stream that writes an empty
+// document explicitly ("---" then "...", YAML's document end marker), and
+// one that ends each document with "...": both are valid YAML.
+func TestLoadExplicitEmptyDocument(t *testing.T) {
+	for name, text := range map[string]string{
+		"empty document": "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a}\n---\n...\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: b}\n",
+		"end markers":    "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a}\n...\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: b}\n... # end\n",
+	} {
+		s, problems := load(t, "m.yaml", text)
+		if len(problems) > 0 || s.Objects != 2 {
+			t.Errorf("%s: %d objects, problems %+v; want 2 objects and no problem", name, s.Objects, problems)
+		}
+		if len(s.ServiceAccounts) == 2 && s.ServiceAccounts[1].Ref.Line != 7 && name == "empty document" {
+			t.Errorf("%s: second object at line %d, want 7", name, s.ServiceAccounts[1].Ref.Line)
+		}
+	}
+}

@@ -53,9 +53,15 @@ func WriteText(w io.Writer, rep *incidentlib.AuditReport, opt TextOptions) error
 		ew.printf("  %s %s %s\n", paint(sevColor[f.Severity], fmt.Sprintf("%-8s", sev)), f.CheckID, f.Title)
 		ew.printf("      %s\n", f.Message)
 		ew.printf("      Fix: %s\n", f.Fix)
+		if f.Patch != "" {
+			ew.printf("      Patch (%s):\n", patchTypeName(f.PatchType))
+			for _, l := range strings.Split(strings.TrimRight(f.Patch, "\n"), "\n") {
+				ew.printf("        %s\n", l)
+			}
+		}
 		if len(f.Citations) > 0 {
 			ids := citationIDs(f.Citations)
-			ew.printf("      Seen in: %s (titles and links under %s below)\n", strings.Join(ids, ", "), f.CheckID)
+			ew.printf("      Seen in: %s (how each shows the gap: under %s below)\n", strings.Join(ids, ", "), f.CheckID)
 		}
 		if _, ok := fired[f.CheckID]; !ok {
 			fired[f.CheckID] = f
@@ -79,7 +85,10 @@ func WriteText(w io.Writer, rep *incidentlib.AuditReport, opt TextOptions) error
 				if link != "" {
 					link = "\n      " + paint("2", link)
 				}
-				ew.printf("  %s: %s%s%s\n", c.CaseID, c.Title, reasonSuffix(c), link)
+				ew.printf("  %s: %s%s\n", c.CaseID, firstNonEmpty(c.Reason, c.Title), link)
+			}
+			if len(f.Citations) < incidentlib.FewCases {
+				ew.printf("  %s\n", incidentlib.FewCasesNote)
 			}
 		}
 		ew.printf("\n")
@@ -167,7 +176,20 @@ type JSONReport struct {
 	Skipped  map[string]int `json:"skipped"`
 	Summary  map[string]int `json:"summary"`
 	Findings []JSONFinding  `json:"findings"`
-	Problems []JSONProblem  `json:"problems"`
+	// Checks holds, once per check that fired, its fix snippet and the
+	// cases it cites; findings name their check by ID.
+	Checks   map[string]JSONCheck `json:"checks"`
+	Problems []JSONProblem        `json:"problems"`
+}
+
+// JSONCheck is a check that fired: its fix and citations, once.
+type JSONCheck struct {
+	Title     string         `json:"title"`
+	FixYAML   string         `json:"fixYAML"`
+	Citations []JSONCitation `json:"citations"`
+	// Note says so when fewer than two public outages showing the gap are
+	// known yet.
+	Note string `json:"note,omitempty"`
 }
 
 // JSONObject names an object.
@@ -182,24 +204,23 @@ type JSONObject struct {
 
 // JSONFinding is one finding.
 type JSONFinding struct {
-	Check     string         `json:"check"`
-	Title     string         `json:"title"`
-	Severity  string         `json:"severity"`
-	Object    JSONObject     `json:"object"`
-	Message   string         `json:"message"`
-	Fix       string         `json:"fix"`
-	FixYAML   string         `json:"fixYAML"`
-	Citations []JSONCitation `json:"citations"`
+	Check     string     `json:"check"` // its fix snippet and citations: checks[check]
+	Title     string     `json:"title"`
+	Severity  string     `json:"severity"`
+	Object    JSONObject `json:"object"`
+	Message   string     `json:"message"`
+	Fix       string     `json:"fix"`
+	Patch     string     `json:"patch,omitempty"`     // the fix as a patch to this object, YAML
+	PatchType string     `json:"patchType,omitempty"` // strategic (strategic-merge) or json (JSON patch)
 }
 
 // JSONCitation is one cited case.
 type JSONCitation struct {
-	Case   string   `json:"case"`
-	Title  string   `json:"title"`
-	URL    string   `json:"url,omitempty"`
-	Source string   `json:"source,omitempty"`
-	Terms  []string `json:"terms"`
-	Reason string   `json:"reason,omitempty"`
+	Case   string `json:"case"`
+	Title  string `json:"title"`
+	URL    string `json:"url,omitempty"`
+	Source string `json:"source,omitempty"`
+	Reason string `json:"reason,omitempty"` // how the outage shows the gap, one line
 }
 
 // JSONProblem is one input problem.
@@ -215,7 +236,7 @@ func jsonObject(r incidentlib.ObjectRef) JSONObject {
 // NewJSONReport converts a report to its JSON form.
 func NewJSONReport(rep *incidentlib.AuditReport, version string) JSONReport {
 	out := JSONReport{Tool: "kubegap", Version: version, Objects: rep.Objects, Skipped: map[string]int{}, Summary: map[string]int{},
-		Findings: []JSONFinding{}, Problems: []JSONProblem{}}
+		Findings: []JSONFinding{}, Checks: map[string]JSONCheck{}, Problems: []JSONProblem{}}
 	for _, s := range incidentlib.CheckSeverities {
 		out.Summary[string(s)] = 0
 	}
@@ -224,15 +245,18 @@ func NewJSONReport(rep *incidentlib.AuditReport, version string) JSONReport {
 	}
 	for _, f := range rep.Findings {
 		jf := JSONFinding{Check: f.CheckID, Title: f.Title, Severity: string(f.Severity), Object: jsonObject(f.Object),
-			Message: f.Message, Fix: f.Fix, FixYAML: f.FixYAML, Citations: []JSONCitation{}}
-		for _, c := range f.Citations {
-			terms := c.Terms
-			if terms == nil {
-				terms = []string{}
-			}
-			jf.Citations = append(jf.Citations, JSONCitation{Case: c.CaseID, Title: c.Title, URL: c.URL, Source: c.Source, Terms: terms, Reason: c.Reason})
-		}
+			Message: f.Message, Fix: f.Fix, Patch: f.Patch, PatchType: f.PatchType}
 		out.Findings = append(out.Findings, jf)
+		if _, ok := out.Checks[f.CheckID]; !ok {
+			jc := JSONCheck{Title: f.Title, FixYAML: f.FixYAML, Citations: []JSONCitation{}}
+			for _, c := range f.Citations {
+				jc.Citations = append(jc.Citations, JSONCitation{Case: c.CaseID, Title: c.Title, URL: c.URL, Source: c.Source, Reason: c.Reason})
+			}
+			if len(f.Citations) < incidentlib.FewCases {
+				jc.Note = incidentlib.FewCasesNote
+			}
+			out.Checks[f.CheckID] = jc
+		}
 		out.Summary[string(f.Severity)]++
 	}
 	for _, p := range rep.Problems {
@@ -297,7 +321,7 @@ func WriteSARIF(ctx context.Context, w io.Writer, rep *incidentlib.AuditReport, 
 			"message":             map[string]any{"text": objectName(f.Object) + ": " + f.Message},
 			"locations":           []any{sarifLocation(f.Object)},
 			"partialFingerprints": map[string]any{"kubegapFinding/v1": fingerprint(f)},
-			"properties":          map[string]any{"severity": string(f.Severity), "citations": citationIDs(f.Citations)},
+			"properties":          resultProperties(f),
 		})
 	}
 	notes := make([]map[string]any, 0, len(rep.Problems))
@@ -327,6 +351,24 @@ func WriteSARIF(ctx context.Context, w io.Writer, rep *incidentlib.AuditReport, 
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(log)
+}
+
+// resultProperties are a SARIF result's properties: its severity and, when
+// there is one, the patch that fixes it. Citations are the rule's.
+func resultProperties(f incidentlib.Finding) map[string]any {
+	p := map[string]any{"severity": string(f.Severity)}
+	if f.Patch != "" {
+		p["patch"] = f.Patch
+		p["patchType"] = f.PatchType
+	}
+	return p
+}
+
+func patchTypeName(t string) string {
+	if t == "json" {
+		return "JSON patch"
+	}
+	return "strategic-merge patch"
 }
 
 func sarifLevel(s incidentlib.CheckSeverity) string {
@@ -389,8 +431,11 @@ func helpText(c incidentlib.Check, cites []incidentlib.Citation) string {
 	if len(cites) > 0 {
 		b.WriteString("\nCases:\n")
 		for _, ct := range cites {
-			fmt.Fprintf(&b, "- %s %s %s\n", ct.CaseID, ct.Title, firstNonEmpty(ct.URL, ct.Source))
+			fmt.Fprintf(&b, "- %s: %s %s\n", ct.CaseID, firstNonEmpty(ct.Reason, ct.Title), firstNonEmpty(ct.URL, ct.Source))
 		}
+	}
+	if len(cites) < incidentlib.FewCases {
+		b.WriteString("\n" + incidentlib.FewCasesNote + "\n")
 	}
 	return b.String()
 }
@@ -402,20 +447,16 @@ func helpMarkdown(c incidentlib.Check, cites []incidentlib.Citation) string {
 		b.WriteString("\n**Incidents that show the cost:**\n\n")
 		for _, ct := range cites {
 			if link := firstNonEmpty(ct.URL, ct.Source); link != "" {
-				fmt.Fprintf(&b, "- [%s](%s): %s%s\n", ct.CaseID, link, ct.Title, reasonSuffix(ct))
+				fmt.Fprintf(&b, "- [%s](%s): %s\n", ct.CaseID, link, firstNonEmpty(ct.Reason, ct.Title))
 			} else {
-				fmt.Fprintf(&b, "- %s: %s%s\n", ct.CaseID, ct.Title, reasonSuffix(ct))
+				fmt.Fprintf(&b, "- %s: %s\n", ct.CaseID, firstNonEmpty(ct.Reason, ct.Title))
 			}
 		}
 	}
-	return b.String()
-}
-
-func reasonSuffix(c incidentlib.Citation) string {
-	if c.Reason == "" {
-		return ""
+	if len(cites) < incidentlib.FewCases {
+		b.WriteString("\n" + incidentlib.FewCasesNote + "\n")
 	}
-	return " (" + c.Reason + ")"
+	return b.String()
 }
 
 func firstNonEmpty(s ...string) string {

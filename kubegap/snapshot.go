@@ -48,6 +48,14 @@ type Snapshot struct {
 	DestinationRules []*Object
 	ServiceProfiles  []*Object
 	HTTPRoutes       []*Object
+	// Routing, monitoring and storage objects, read as unstructured:
+	// Ingress, Gateway API GRPCRoute, Prometheus operator ServiceMonitor
+	// and PodMonitor, PersistentVolumeClaim.
+	Ingresses       []*Object
+	GRPCRoutes      []*Object
+	ServiceMonitors []*Object
+	PodMonitors     []*Object
+	PVCs            []*Object
 
 	// Objects counts the objects read into the snapshot; Skipped counts,
 	// by kind, the objects of kinds no check reads.
@@ -92,6 +100,7 @@ type Workload struct {
 	Services []*Service // Services whose selector matches the pod labels
 	PDBs     []*PDB     // PDBs whose selector matches the pod labels
 	HPAs     []*HPA     // HPAs that target the workload
+	servedBy []*Service // Services it serves traffic through (Serving)
 	// Owned is true for a ReplicaSet or Pod owned by another workload of
 	// the snapshot (a live cluster lists both); checks skip it so a gap is
 	// reported once, on the owner.
@@ -103,6 +112,13 @@ type Service struct {
 	Object
 	Service   *corev1.Service
 	Workloads []*Workload // set by Link
+	// RoutedBy says what sends traffic to the Service ("Ingress web",
+	// "its type LoadBalancer", "Deployment shop (env API_URL)"), "" when
+	// nothing in the snapshot does. Set by Link.
+	RoutedBy      string
+	metricsPorts  map[int]bool // indexes of ports scraped for metrics, or named for it
+	namedMetrics  map[int]bool // indexes of ports named for metrics
+	explicitRoute bool         // an Ingress, Gateway route or VirtualService sends to it
 }
 
 // PDB is a PodDisruptionBudget and the workloads it covers.
@@ -134,6 +150,7 @@ type Webhook struct {
 	NamespaceSelector *metav1.LabelSelector
 	ObjectSelector    *metav1.LabelSelector
 	Rules             []admissionv1.RuleWithOperations
+	Service           *admissionv1.ServiceReference // the in-cluster Service that serves it, if any
 }
 
 // NetworkPolicy is a NetworkPolicy.
@@ -281,7 +298,7 @@ func (s *Snapshot) add(group string, o Object) error {
 			return err
 		}
 		for _, w := range d.Webhooks {
-			s.Webhooks = append(s.Webhooks, newWebhook(o, w.Name, w.FailurePolicy, w.NamespaceSelector, w.ObjectSelector, w.Rules))
+			s.Webhooks = append(s.Webhooks, newWebhook(o, w.Name, w.FailurePolicy, w.NamespaceSelector, w.ObjectSelector, w.Rules, w.ClientConfig.Service))
 		}
 	case "admissionregistration.k8s.io/MutatingWebhookConfiguration":
 		var d admissionv1.MutatingWebhookConfiguration
@@ -289,7 +306,7 @@ func (s *Snapshot) add(group string, o Object) error {
 			return err
 		}
 		for _, w := range d.Webhooks {
-			s.Webhooks = append(s.Webhooks, newWebhook(o, w.Name, w.FailurePolicy, w.NamespaceSelector, w.ObjectSelector, w.Rules))
+			s.Webhooks = append(s.Webhooks, newWebhook(o, w.Name, w.FailurePolicy, w.NamespaceSelector, w.ObjectSelector, w.Rules, w.ClientConfig.Service))
 		}
 	case "networking.k8s.io/NetworkPolicy":
 		var d networkingv1.NetworkPolicy
@@ -319,6 +336,16 @@ func (s *Snapshot) add(group string, o Object) error {
 		s.ServiceProfiles = append(s.ServiceProfiles, &o)
 	case "gateway.networking.k8s.io/HTTPRoute", "policy.linkerd.io/HTTPRoute":
 		s.HTTPRoutes = append(s.HTTPRoutes, &o)
+	case "networking.k8s.io/Ingress", "extensions/Ingress":
+		s.Ingresses = append(s.Ingresses, &o)
+	case "gateway.networking.k8s.io/GRPCRoute":
+		s.GRPCRoutes = append(s.GRPCRoutes, &o)
+	case "monitoring.coreos.com/ServiceMonitor":
+		s.ServiceMonitors = append(s.ServiceMonitors, &o)
+	case "monitoring.coreos.com/PodMonitor":
+		s.PodMonitors = append(s.PodMonitors, &o)
+	case "/PersistentVolumeClaim":
+		s.PVCs = append(s.PVCs, &o)
 	}
 	return nil
 }
@@ -397,8 +424,8 @@ func (s *Snapshot) addHPA(o Object) error {
 	return nil
 }
 
-func newWebhook(o Object, name string, fp *admissionv1.FailurePolicyType, ns, obj *metav1.LabelSelector, rules []admissionv1.RuleWithOperations) *Webhook {
-	w := &Webhook{Object: o, Name: name, FailurePolicy: string(admissionv1.Fail), NamespaceSelector: ns, ObjectSelector: obj, Rules: rules}
+func newWebhook(o Object, name string, fp *admissionv1.FailurePolicyType, ns, obj *metav1.LabelSelector, rules []admissionv1.RuleWithOperations, svc *admissionv1.ServiceReference) *Webhook {
+	w := &Webhook{Object: o, Name: name, FailurePolicy: string(admissionv1.Fail), NamespaceSelector: ns, ObjectSelector: obj, Rules: rules, Service: svc}
 	if fp != nil {
 		w.FailurePolicy = string(*fp)
 	}
@@ -480,10 +507,11 @@ func (s *Snapshot) Link() {
 			w.HPAs = append(w.HPAs, h)
 		}
 	}
+	s.linkServing()
 }
 
-// ServiceBacked reports whether a Service selects the workload's pods, the
-// test for "serves traffic" several checks use.
+// ServiceBacked reports whether any Service selects the workload's pods.
+// Whether it serves traffic is Serving.
 func (w *Workload) ServiceBacked() bool { return len(w.Services) > 0 }
 
 // LongRunning reports whether the workload's pods are meant to keep
@@ -622,6 +650,8 @@ var knownKinds = map[string]bool{
 	"rbac.authorization.k8s.io/RoleBinding": true, "rbac.authorization.k8s.io/ClusterRoleBinding": true,
 	"networking.istio.io/VirtualService": true, "networking.istio.io/DestinationRule": true,
 	"linkerd.io/ServiceProfile": true, "gateway.networking.k8s.io/HTTPRoute": true, "policy.linkerd.io/HTTPRoute": true,
+	"networking.k8s.io/Ingress": true, "extensions/Ingress": true, "gateway.networking.k8s.io/GRPCRoute": true,
+	"monitoring.coreos.com/ServiceMonitor": true, "monitoring.coreos.com/PodMonitor": true, "/PersistentVolumeClaim": true,
 }
 
 // labelIndex finds the workloads (not owned by another) of a namespace

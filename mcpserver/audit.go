@@ -30,9 +30,6 @@ const (
 	// MaxAuditFindings bounds the findings one answer lists, most severe
 	// first; the counts cover every finding.
 	MaxAuditFindings = 200
-	// markdownCitations is how many citations the text of a finding
-	// names; the structured content has them all.
-	markdownCitations = 3
 	// checkToolCitations is how many cases kubegap_checks cites for one
 	// check.
 	checkToolCitations = 10
@@ -62,23 +59,33 @@ type AuditObject struct {
 // AuditCitation is a public incident that shows what a gap costs.
 type AuditCitation struct {
 	CaseID string `json:"case_id"`
-	Title  string `json:"title"`
+	Title  string `json:"title,omitempty" jsonschema:"the case's title (kubegap_checks only; audit answers cite by ID and reason)"`
 	URL    string `json:"url,omitempty" jsonschema:"the case's page in the Incident Library; cite it"`
-	Reason string `json:"reason,omitempty" jsonschema:"why the case is cited, e.g. tagged Retry amplification"`
+	Reason string `json:"reason,omitempty" jsonschema:"how the outage shows the gap, in one line"`
 	Source string `json:"source,omitempty" jsonschema:"the incident's first public source"`
 }
 
 // AuditFinding is one gap on one object.
 type AuditFinding struct {
+	CheckID   string      `json:"check_id" jsonschema:"the check; its fix YAML and the incidents it cites are under checks"`
+	Title     string      `json:"title"`
+	Severity  string      `json:"severity" jsonschema:"low, medium, high or critical"`
+	Object    AuditObject `json:"object"`
+	Message   string      `json:"message" jsonschema:"what is wrong on this object, naming the field"`
+	Fix       string      `json:"fix"`
+	Patch     string      `json:"patch,omitempty" jsonschema:"the fix as a patch to this object, YAML"`
+	PatchType string      `json:"patch_type,omitempty" jsonschema:"strategic (a strategic-merge patch) or json (a JSON patch)"`
+}
+
+// AuditCheck is a check that fired, once: its fix snippet and the public
+// incidents it cites, each by case ID and one line.
+type AuditCheck struct {
 	CheckID   string          `json:"check_id"`
 	Title     string          `json:"title"`
-	Severity  string          `json:"severity" jsonschema:"low, medium, high or critical"`
-	Object    AuditObject     `json:"object"`
-	Message   string          `json:"message" jsonschema:"what is wrong on this object, naming the field"`
-	Fix       string          `json:"fix"`
 	FixYAML   string          `json:"fix_yaml,omitempty" jsonschema:"a YAML snippet showing the fix"`
 	CheckURL  string          `json:"check_url,omitempty" jsonschema:"the check's page: rule, why, fix and every case it cites"`
-	Citations []AuditCitation `json:"citations" jsonschema:"public incidents where this gap cost an outage, newest first"`
+	Citations []AuditCitation `json:"citations" jsonschema:"public incidents that show what this gap costs, each with how"`
+	Note      string          `json:"note,omitempty" jsonschema:"set when fewer than two public outages showing the gap are known yet"`
 }
 
 // AuditProblem is an object or document that could not be audited.
@@ -107,6 +114,7 @@ type AuditOutput struct {
 	MinSeverity string         `json:"min_severity" jsonschema:"the lowest severity reported"`
 	Counts      SeverityCounts `json:"counts" jsonschema:"findings at or above min_severity, by severity, including any left out of findings"`
 	Findings    []AuditFinding `json:"findings" jsonschema:"most severe first"`
+	Checks      []AuditCheck   `json:"checks" jsonschema:"the checks that fired, by ID: fix YAML and cited incidents, once each"`
 	Omitted     int            `json:"omitted,omitempty" jsonschema:"findings left out beyond the first 200; raise min_severity to see the rest"`
 	Skipped     []SkippedKind  `json:"skipped,omitempty" jsonschema:"kinds no check reads (custom resources and the like), with counts"`
 	Problems    []AuditProblem `json:"problems,omitempty" jsonschema:"documents or objects that could not be read; the rest was audited"`
@@ -140,7 +148,8 @@ func NewAuditOutput(rep *incidentlib.AuditReport, min incidentlib.CheckSeverity,
 	if min.Rank() == 0 {
 		min = incidentlib.CheckLow
 	}
-	out := &AuditOutput{Objects: rep.Objects, MinSeverity: string(min), Findings: []AuditFinding{}}
+	out := &AuditOutput{Objects: rep.Objects, MinSeverity: string(min), Findings: []AuditFinding{}, Checks: []AuditCheck{}}
+	checkSeen := map[string]bool{}
 	var kept []incidentlib.Finding
 	for _, f := range rep.Findings {
 		if f.Severity.Rank() >= min.Rank() {
@@ -165,20 +174,29 @@ func NewAuditOutput(rep *incidentlib.AuditReport, min incidentlib.CheckSeverity,
 			out.Omitted++
 			continue
 		}
-		af := AuditFinding{
+		out.Findings = append(out.Findings, AuditFinding{
 			CheckID: f.CheckID, Title: f.Title, Severity: string(f.Severity), Object: auditObject(f.Object),
-			Message: f.Message, Fix: f.Fix, FixYAML: f.FixYAML, CheckURL: CheckURL(baseURL, f.CheckID),
-			Citations: []AuditCitation{},
+			Message: f.Message, Fix: f.Fix, Patch: f.Patch, PatchType: f.PatchType,
+		})
+		if !checkSeen[f.CheckID] {
+			checkSeen[f.CheckID] = true
+			ac := AuditCheck{CheckID: f.CheckID, Title: f.Title, FixYAML: f.FixYAML, CheckURL: CheckURL(baseURL, f.CheckID), Citations: []AuditCitation{}}
+			for _, c := range f.Citations {
+				cit := auditCitation(c, baseURL)
+				cit.Title = "" // by ID and one line: titles are on the case pages
+				ac.Citations = append(ac.Citations, cit)
+			}
+			if len(f.Citations) < incidentlib.FewCases {
+				ac.Note = incidentlib.FewCasesNote
+			}
+			out.Checks = append(out.Checks, ac)
 		}
-		for _, c := range f.Citations {
-			af.Citations = append(af.Citations, auditCitation(c, baseURL))
-		}
-		out.Findings = append(out.Findings, af)
 	}
 	for kind, n := range rep.Skipped {
 		out.Skipped = append(out.Skipped, SkippedKind{Kind: kind, Count: n})
 	}
 	slices.SortFunc(out.Skipped, func(a, b SkippedKind) int { return strings.Compare(a.Kind, b.Kind) })
+	slices.SortFunc(out.Checks, func(a, b AuditCheck) int { return strings.Compare(a.CheckID, b.CheckID) })
 	for _, p := range rep.Problems {
 		out.Problems = append(out.Problems, AuditProblem{Object: auditObject(p.Object), Message: p.Message})
 	}
@@ -264,46 +282,48 @@ func RenderAuditMarkdown(o *AuditOutput) string {
 		}
 		groups[k] = append(groups[k], f)
 	}
-	shownYAML := map[string]bool{}
 	for _, k := range order {
 		fmt.Fprintf(&b, "\n## %s\n", k)
 		for _, f := range groups[k] {
 			fmt.Fprintf(&b, "\n- **%s %s** (%s): %s\n", f.CheckID, f.Title, f.Severity, oneLine(f.Message))
 			fmt.Fprintf(&b, "  Fix: %s\n", oneLine(f.Fix))
-			if f.FixYAML != "" && !shownYAML[f.CheckID] {
-				shownYAML[f.CheckID] = true
-				b.WriteString("  ```yaml\n")
-				for _, l := range strings.Split(strings.TrimRight(f.FixYAML, "\n"), "\n") {
+			if f.Patch != "" {
+				kind := "strategic-merge patch"
+				if f.PatchType == "json" {
+					kind = "JSON patch"
+				}
+				fmt.Fprintf(&b, "  Patch (%s):\n  ```yaml\n", kind)
+				for _, l := range strings.Split(strings.TrimRight(f.Patch, "\n"), "\n") {
 					b.WriteString("  " + l + "\n")
 				}
 				b.WriteString("  ```\n")
 			}
-			if len(f.Citations) > 0 {
-				b.WriteString("  Cites:")
-				for i, c := range f.Citations {
-					if i == markdownCitations {
-						fmt.Fprintf(&b, " and %d more", len(f.Citations)-i)
-						if f.CheckURL != "" {
-							fmt.Fprintf(&b, " (see %s)", f.CheckURL)
-						}
-						break
-					}
-					if i > 0 {
-						b.WriteString(";")
-					}
-					if c.URL != "" {
-						fmt.Fprintf(&b, " [%s %s](%s)", c.CaseID, c.Title, c.URL)
-					} else {
-						fmt.Fprintf(&b, " %s %s", c.CaseID, c.Title)
-						if c.Source != "" {
-							fmt.Fprintf(&b, " (%s)", c.Source)
-						}
-					}
-					if c.Reason != "" {
-						b.WriteString(", " + c.Reason)
-					}
+		}
+	}
+	if len(o.Checks) > 0 {
+		b.WriteString("\n## Why these matter: public outages each check cites\n")
+		for _, c := range o.Checks {
+			fmt.Fprintf(&b, "\n- **%s** %s.", c.CheckID, c.Title)
+			if c.CheckURL != "" {
+				fmt.Fprintf(&b, " %s", c.CheckURL)
+			}
+			b.WriteString("\n")
+			for _, cit := range c.Citations {
+				fmt.Fprintf(&b, "  - %s: %s", cit.CaseID, oneLine(cit.Reason))
+				if u := cmp.Or(cit.URL, cit.Source); u != "" {
+					fmt.Fprintf(&b, " (%s)", u)
 				}
 				b.WriteString("\n")
+			}
+			if c.Note != "" {
+				fmt.Fprintf(&b, "  %s\n", c.Note)
+			}
+			if c.FixYAML != "" && !hasPatches(o, c.CheckID) {
+				b.WriteString("  ```yaml\n")
+				for _, l := range strings.Split(strings.TrimRight(c.FixYAML, "\n"), "\n") {
+					b.WriteString("  " + l + "\n")
+				}
+				b.WriteString("  ```\n")
 			}
 		}
 	}
@@ -326,6 +346,17 @@ func RenderAuditMarkdown(o *AuditOutput) string {
 	return b.String()
 }
 
+// hasPatches reports whether every finding of a check carries its own
+// patch, so that the check's generic snippet adds nothing.
+func hasPatches(o *AuditOutput, id string) bool {
+	for _, f := range o.Findings {
+		if f.CheckID == id && f.Patch == "" {
+			return false
+		}
+	}
+	return true
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
@@ -344,12 +375,12 @@ type CheckInfo struct {
 	Title     string          `json:"title"`
 	Severity  string          `json:"severity"`
 	Rule      string          `json:"rule"`
-	Guards    []TermRef       `json:"guards" jsonschema:"vocabulary terms the check guards against; it cites every case tagged with any of them"`
+	Guards    []TermRef       `json:"guards" jsonschema:"vocabulary terms the check guards against: its topic pages (they do not pick its citations)"`
 	URL       string          `json:"url,omitempty" jsonschema:"the check's page"`
 	Why       string          `json:"why,omitempty"`
 	Fix       string          `json:"fix,omitempty"`
 	FixYAML   string          `json:"fix_yaml,omitempty"`
-	Citations []AuditCitation `json:"citations,omitempty" jsonschema:"with id only: the newest cases tagged with a guarded term"`
+	Citations []AuditCitation `json:"citations,omitempty" jsonschema:"with id only: the cases chosen because they show the gap directly, each with how"`
 }
 
 // ChecksOutput is the output of kubegap_checks.
@@ -380,9 +411,10 @@ func RenderChecksMarkdown(o *ChecksOutput) string {
 			fmt.Fprintf(&b, " Page: %s", c.URL)
 		}
 		b.WriteString("\n")
-		if len(c.Citations) == 0 {
-			b.WriteString("\nNo case in the library carries these terms yet.\n")
-		} else {
+		if len(c.Citations) < incidentlib.FewCases {
+			b.WriteString("\n" + incidentlib.FewCasesNote + "\n")
+		}
+		if len(c.Citations) > 0 {
 			b.WriteString("\nCites:\n")
 			for i, cit := range c.Citations {
 				fmt.Fprintf(&b, "%d. **%s** %s, %s\n", i+1, cit.CaseID, cit.Title, cit.Reason)

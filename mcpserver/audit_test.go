@@ -29,7 +29,8 @@ func fakeChecks() []incidentlib.Check {
 			Guards:  []incidentlib.TermRef{{Facet: incidentlib.FacetContributingFactor, Slug: "health-check-dependency"}}},
 		{ID: "KG002", Title: "Retries without a brake", Severity: incidentlib.CheckLow,
 			Rule: "Retries need outlier detection.", Why: "Retries multiply load.", Fix: "Add outlier detection.",
-			Guards: []incidentlib.TermRef{{Facet: incidentlib.FacetContributingFactor, Slug: "retry-amplification"}}},
+			Guards: []incidentlib.TermRef{{Facet: incidentlib.FacetContributingFactor, Slug: "retry-amplification"}},
+			Cases:  []incidentlib.CheckCase{{ID: "IL-0943", Why: "retries overwhelmed the authorising service"}, {ID: "IL-0790", Why: "retried failures piled up"}}},
 	}
 }
 
@@ -101,14 +102,18 @@ func TestAuditKubernetes(t *testing.T) {
 		t.Fatalf("output: %+v", out)
 	}
 	f := out.Findings[0] // most severe first
-	if f.CheckID != "KG001" || f.Object.Kind != "StatefulSet" || f.Object.Line != 5 || f.CheckURL != testBaseURL+"/checks/KG001" {
+	if f.CheckID != "KG001" || f.Object.Kind != "StatefulSet" || f.Object.Line != 5 {
 		t.Errorf("first finding: %+v", f)
 	}
-	wantCits := []AuditCitation{
-		{CaseID: "IL-0561", Title: "DigitalOcean <auth> timed out", URL: testBaseURL + "/cases/IL-0561", Reason: "tagged Retry amplification"},
-		{CaseID: "IL-0001", Title: "One", URL: "https://other.example/cases/IL-0001"}, // the auditor's own URL is kept
+	// Citations come once per check, by ID and one line, without titles.
+	if len(out.Checks) != 2 || out.Checks[0].CheckID != "KG001" || out.Checks[0].CheckURL != testBaseURL+"/checks/KG001" {
+		t.Fatalf("checks: %+v", out.Checks)
 	}
-	if diff := cmp.Diff(wantCits, f.Citations); diff != "" {
+	wantCits := []AuditCitation{
+		{CaseID: "IL-0561", URL: testBaseURL + "/cases/IL-0561", Reason: "tagged Retry amplification"},
+		{CaseID: "IL-0001", URL: "https://other.example/cases/IL-0001"}, // the auditor's own URL is kept
+	}
+	if diff := cmp.Diff(wantCits, out.Checks[0].Citations); diff != "" {
 		t.Errorf("citations (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]SkippedKind{{Kind: "VirtualService", Count: 1}}, out.Skipped); diff != "" {
@@ -120,7 +125,7 @@ func TestAuditKubernetes(t *testing.T) {
 		"## StatefulSet shop/web-4 (manifests:5)",
 		"- **KG001 Liveness probe depends on something remote** (high): spec.template.spec.containers[0].livenessProbe calls another host",
 		"  ```yaml\n  livenessProbe:\n    httpGet: {path: /livez, port: 8080}\n  ```",
-		"[IL-0561 DigitalOcean <auth> timed out](" + testBaseURL + "/cases/IL-0561), tagged Retry amplification",
+		"  - IL-0561: tagged Retry amplification (" + testBaseURL + "/cases/IL-0561)",
 		"Not audited (no check reads these kinds): VirtualService ×1.",
 	} {
 		if !strings.Contains(md, want) {
@@ -191,7 +196,7 @@ func TestKubegapChecksTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(want) == 0 || len(c.Citations) != len(want) || c.Citations[0].CaseID != want[0].CaseID || c.Citations[0].URL != want[0].URL || c.Citations[0].Reason != "tagged Retry amplification" {
+	if len(want) == 0 || len(c.Citations) != len(want) || c.Citations[0].CaseID != want[0].CaseID || c.Citations[0].URL != want[0].URL || c.Citations[0].Reason != "retries overwhelmed the authorising service" || c.Citations[0].Title == "" {
 		t.Errorf("citations %+v, want those of CitedCases %+v", c.Citations, want)
 	}
 	if !strings.Contains(text(res), "# KG002 Retries without a brake (low)") || !strings.Contains(text(res), want[0].URL) {
@@ -224,12 +229,12 @@ func TestAuditOutputWithoutBaseURL(t *testing.T) {
 	}
 	rep.Findings[0].Citations[0].Source = "https://status.example/1"
 	out := NewAuditOutput(rep, "", "")
-	f := out.Findings[1] // the KG002 finding on the Deployment, after the high one
-	if f.CheckURL != "" || f.Citations[0].URL != "" || f.Citations[1].URL != "https://other.example/cases/IL-0001" {
-		t.Errorf("URLs without a base: %q %q %q", f.CheckURL, f.Citations[0].URL, f.Citations[1].URL)
+	c := out.Checks[1] // KG002, the check of the Deployment's finding
+	if c.CheckID != "KG002" || c.CheckURL != "" || c.Citations[0].URL != "" || c.Citations[1].URL != "https://other.example/cases/IL-0001" {
+		t.Errorf("URLs without a base: %+v", c)
 	}
 	md := RenderAuditMarkdown(out)
-	if !strings.Contains(md, " IL-0561 DigitalOcean <auth> timed out (https://status.example/1), tagged Retry amplification") || strings.Contains(md, "](/") {
+	if !strings.Contains(md, "  - IL-0561: tagged Retry amplification (https://status.example/1)") || strings.Contains(md, "](/") {
 		t.Errorf("text:\n%s", md)
 	}
 }

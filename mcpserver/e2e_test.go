@@ -120,10 +120,20 @@ func exerciseAudit(t *testing.T, cs *mcp.ClientSession) {
 	if res.IsError || out.Objects != 1 || len(out.Findings) == 0 {
 		t.Fatalf("audit_kubernetes: %.500s", text(res))
 	}
-	for _, f := range out.Findings {
-		if len(f.Citations) == 0 || !strings.Contains(f.Citations[0].URL, "/cases/IL-") {
-			t.Errorf("finding %s cites %+v", f.CheckID, f.Citations)
+	cited := false
+	for _, c := range out.Checks {
+		for _, cit := range c.Citations {
+			cited = true
+			if !strings.Contains(cit.URL, "/cases/IL-") || cit.Reason == "" {
+				t.Errorf("check %s cites %+v", c.CheckID, cit)
+			}
 		}
+		if len(c.Citations) < 2 && c.Note == "" {
+			t.Errorf("check %s cites %d cases and does not say few are known", c.CheckID, len(c.Citations))
+		}
+	}
+	if !cited || len(out.Checks) == 0 {
+		t.Errorf("no check of %+v cites a case", out.Checks)
 	}
 	if res := call(t, cs, "audit_kubernetes", map[string]any{"manifests": "kind: Pod\nmetadata: [\n"}, nil); !res.IsError || !strings.Contains(text(res), "manifests:2") {
 		t.Errorf("audit_kubernetes on malformed YAML: want a tool error naming manifests:2, got %.300s", text(res))

@@ -88,7 +88,7 @@ func (s *server) showCheckPage(w http.ResponseWriter, r *http.Request) error {
 		Command: kubegapCommand, AgentCommand: kubegapAgentCommand, IndexURL: checkIndexURL, JSONURL: base + "/api/v1" + checkURL(c.ID),
 	}
 	for _, cc := range cited {
-		cp.Cases = append(cp.Cases, citedView{caseView: s.caseView(cc.Case), Reason: incidentlib.CitationReason(s.vocab, cc.Terms)})
+		cp.Cases = append(cp.Cases, citedView{caseView: s.caseView(cc.Case), Reason: cc.Why})
 	}
 	p := s.newPage(r, c.ID+": "+c.Title)
 	p.Description = c.Rule

@@ -152,7 +152,7 @@ func newFixtureHandler(t testing.TB) (*engine.Engine, http.Handler) {
 }
 
 // fixtureChecks is a small kubegap catalogue over the fixture vocabulary:
-// one check cites two cases, one cites a case through a component group,
+// one check cites two chosen cases, one cites one chosen case,
 // one cites none and carries markup that must show as text.
 func fixtureChecks() []incidentlib.Check {
 	return []incidentlib.Check{
@@ -166,6 +166,7 @@ func fixtureChecks() []incidentlib.Check {
 				{Facet: incidentlib.FacetContributingFactor, Slug: "retry-amplification"},
 				{Facet: incidentlib.FacetComponent, Slug: "in-memory-cache"},
 			},
+			Cases: []incidentlib.CheckCase{{ID: "IL-0001", Why: "checkout retries piled onto the cache"}, {ID: "IL-0002", Why: "retries kept the cache cold"}},
 		},
 		{
 			ID: "KG002", Title: "Load balancer drains " + hostileScript, Severity: incidentlib.CheckMedium,
@@ -174,6 +175,7 @@ func fixtureChecks() []incidentlib.Check {
 			Fix:     "Fix " + hostileAttr,
 			FixYAML: "metadata:\n  name: " + hostileScript + "\n",
 			Guards:  []incidentlib.TermRef{{Facet: incidentlib.FacetComponent, Slug: "network"}},
+			Cases:   []incidentlib.CheckCase{{ID: "IL-0003", Why: "the load balancer sent requests to stopped servers"}},
 		},
 		{
 			ID: "KG003", Title: "Backups that were never restored", Severity: incidentlib.CheckLow,

@@ -324,9 +324,9 @@ func TestKubegapPanel(t *testing.T) {
 			"<code>go run incidentlib/cmd/kubegap audit ./manifests</code>",
 			`<a href="/checks">every check</a>`,
 		}, []string{"/checks/KG002", "/checks/KG003"}},
-		// A group guard (network) covers a case tagged with a member.
+		// A case lists the checks that chose it.
 		{"/cases/IL-0003", []string{`<a href="/checks/KG002">`}, []string{"/checks/KG001"}},
-		{"/cases/IL-0004", []string{"No kubegap check guards against these terms yet."}, []string{`<a href="/checks/KG`}},
+		{"/cases/IL-0004", []string{"No kubegap check cites this case yet."}, []string{`<a href="/checks/KG`}},
 		{"/contributing-factors/retry-amplification", []string{`<a href="/checks/KG001">`}, []string{"/checks/KG002"}},
 		{"/components/load-balancer", []string{`<a href="/checks/KG002">`}, []string{"/checks/KG001"}},
 		{"/symptoms/data-loss", []string{`<a href="/checks/KG003">`}, nil},
@@ -379,14 +379,14 @@ func TestCheckPages(t *testing.T) {
 		{"/checks/KG001", 200, []string{
 			"<p>Retries multiply load on a struggling backend.</p>",
 			"<pre class=\"yaml\"><code>apiVersion: networking.istio.io/v1\nkind: DestinationRule\nspec:\n  trafficPolicy:\n    outlierDetection:\n      consecutive5xxErrors: 5\n</code></pre>",
-			// Newest first, each with the reason it is cited.
+			// In the order chosen, each with how it shows the gap.
 			`<span class="case-id">IL-0001</span> Checkout failed`,
-			`<span class="reason">tagged Retry amplification and In-memory cache</span>`,
-			`<span class="reason">tagged In-memory cache</span>`,
+			`<span class="reason">checkout retries piled onto the cache</span>`,
+			`<span class="reason">retries kept the cache cold</span>`,
 			`<span class="sev">High</span>`,
 			"https://incidents.example/api/v1/checks/KG001",
 		}},
-		{"/checks/KG003", 200, []string{"No case in the library is tagged with these terms yet."}},
+		{"/checks/KG003", 200, []string{"Fewer than two public outages that show this gap directly are known yet."}},
 		{"/checks/kg001", 301, nil},
 		{"/checks/KG999", 404, []string{"there is no kubegap check &#34;KG999&#34;; the checks are KG001 to KG003"}},
 		{"/sitemap.xml", 200, []string{"<loc>https://incidents.example/checks</loc>", "<loc>https://incidents.example/checks/KG002</loc>"}},
@@ -408,7 +408,7 @@ func TestCheckPages(t *testing.T) {
 	}
 	body := get(t, h, "GET", "/checks/KG001", nil).Body.String()
 	if i, j := strings.Index(body, "IL-0001</span>"), strings.Index(body, "IL-0002</span>"); i < 0 || j < 0 || i > j {
-		t.Errorf("KG001 cites IL-0001 at %d and IL-0002 at %d; want both, newest first", i, j)
+		t.Errorf("KG001 cites IL-0001 at %d and IL-0002 at %d; want both, in the order chosen", i, j)
 	}
 }
 

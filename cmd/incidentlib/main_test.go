@@ -158,10 +158,10 @@ func TestServeEndToEnd(t *testing.T) {
 		{"/metrics", "incidentlib_cases"},
 		// kubegap's catalogue is wired into the pages and the API, citing
 		// the shipped corpus.
-		{"/cases/IL-0561", `href="/checks/KG003"`},
+		{"/cases/IL-0790", `href="/checks/KG003"`},
 		{"/checks", "KG001"},
-		{"/checks/KG003", `href="/cases/IL-0561"`},
-		{"/api/v1/checks/KG003", `"id":"IL-0561"`},
+		{"/checks/KG003", `href="/cases/IL-0790"`},
+		{"/api/v1/checks/KG003", `"id":"IL-0790"`},
 	}
 	for _, c := range checks {
 		code, body := get(c.path)
@@ -185,13 +185,13 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	cited := false
-	for _, f := range out.Findings {
-		for _, c := range f.Citations {
-			cited = cited || (f.CheckID == "KG003" && c.CaseID == "IL-0561" && c.URL == base+"/cases/IL-0561")
+	for _, c := range out.Checks {
+		for _, cit := range c.Citations {
+			cited = cited || (c.CheckID == "KG003" && cit.CaseID == "IL-0790" && cit.URL == base+"/cases/IL-0790")
 		}
 	}
 	if !cited {
-		t.Errorf("audit_kubernetes over HTTP: no KG003 finding citing IL-0561 at %s: %s", base, b)
+		t.Errorf("audit_kubernetes over HTTP: no KG003 finding citing IL-0790 at %s: %s", base, b)
 	}
 	cs.Close()
 

@@ -58,7 +58,7 @@ func (m *Main) runAudit(ctx context.Context, args []string) int {
 	fs.Var(&cfg.caseDirs, "cases", "a directory of your own case files, cited beside the shipped ones (repeatable)")
 	fs.BoolVar(&cfg.noBuiltin, "no-builtin", false, "cite only the cases from --cases, not the shipped ones")
 	fs.StringVar(&cfg.baseURL, "base-url", "", "the library's site, to link cited cases and checks (e.g. https://incidents.example.org)")
-	fs.IntVar(&cfg.maxCitations, "max-citations", 5, "cases cited per check, newest first (1-20)")
+	fs.IntVar(&cfg.maxCitations, "max-citations", 5, "cases cited per check, in the citation table's order (1-20)")
 	cl := addClusterFlags(fs) // --cluster and its flags: cluster.go
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: kubegap audit [flags] [PATH|-]...\n       kubegap audit --cluster [--kubeconfig F] [--context C] [-n NS | -A] [flags]\n\nAudits manifests: files, directories (read recursively: *.yaml, *.yml, *.json) and - for standard\ninput (helm template … | kubegap audit -). Flags may come before or after the paths.\nWith --cluster it audits a live cluster instead, read-only (it only lists), progress on standard error.\nExit 0 nothing at or above --min-severity, 1 findings, 2 usage or input error.\n\nflags:")
@@ -132,46 +132,33 @@ func (m *Main) runAudit(ctx context.Context, args []string) int {
 		debug.SetMemoryLimit(1 << 30)
 	}
 
-	// Index the cases while the manifests are read: both take a while,
-	// and neither needs the other.
-	type opened struct {
-		eng  *engine.Engine
-		code int
-	}
-	library := make(chan opened, 1)
-	go func() {
-		eng, code := m.openLibrary(ctx, cfg)
-		library <- opened{eng, code}
-	}()
-	closeLibrary := func() {
-		if o := <-library; o.eng != nil {
-			o.eng.Close()
+	// Citations come from the compiled-in table: no corpus is indexed.
+	// Only a team's own cases (--cases) are loaded, to cite those that
+	// name a check.
+	var team []*incidentlib.Case
+	if len(cfg.caseDirs) > 0 {
+		var code int
+		team, code = m.loadTeamCases(cfg)
+		if code != exitOK {
+			return code
 		}
 	}
+	citer := kubegap.TableCiter(kubegap.TableOptions{BaseURL: cfg.baseURL, Max: cfg.maxCitations, NoBuiltin: cfg.noBuiltin, Team: team})
 
 	snap := kubegap.NewSnapshot()
 	problems, err := m.loadPaths(cfg.paths, snap)
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "kubegap audit: %v\n", err)
-		closeLibrary()
 		return exitUsage
 	}
 	if cl.on {
 		problems, err = m.loadCluster(ctx, cl, snap)
 		if err != nil {
 			fmt.Fprintf(m.Stderr, "kubegap audit: %v\n", err)
-			closeLibrary()
 			return exitUsage
 		}
 	}
 
-	lib := <-library
-	if lib.eng == nil {
-		return lib.code
-	}
-	eng := lib.eng
-	defer eng.Close()
-	citer := kubegap.LibraryCiter(eng, cfg.baseURL, cfg.maxCitations)
 	rep := kubegap.Audit(ctx, snap, policy, citer)
 	rep.Problems = append(problems, rep.Problems...)
 	if ctx.Err() != nil {
@@ -290,6 +277,31 @@ func unwrapPathError(err error) error {
 	return err
 }
 
+// loadTeamCases reads a team's case directories (--cases) only, checking
+// them as incidentlib validate does and checking that every check they
+// name in kubegap_checks exists.
+func (m *Main) loadTeamCases(cfg auditConfig) ([]*incidentlib.Case, int) {
+	c, problems, err := corpus.Load(corpus.Options{CaseDirs: cfg.caseDirs, NoBuiltin: true, Now: m.Now()})
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "kubegap audit: --cases: %v\n", err)
+		return nil, exitUsage
+	}
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(m.Stderr, p)
+		}
+		fmt.Fprintf(m.Stderr, "kubegap audit: the cases have %d problems (incidentlib validate lists them)\n", len(problems))
+		return nil, exitUsage
+	}
+	if bad := kubegap.UnknownChecks(c.Cases); len(bad) > 0 {
+		for _, b := range bad {
+			fmt.Fprintf(m.Stderr, "kubegap audit: --cases: %s\n", b)
+		}
+		return nil, exitUsage
+	}
+	return c.Cases, exitOK
+}
+
 // openLibrary loads the corpus (the shipped cases and --cases) into an
 // in-memory engine, the citations' source. kubegap needs no cache
 // directory.
@@ -330,6 +342,10 @@ func (m *Main) runChecks(args []string) int {
 			Facet string `json:"facet"`
 			Slug  string `json:"slug"`
 		}
+		type cited struct {
+			Case string `json:"case"`
+			Why  string `json:"why"`
+		}
 		type check struct {
 			ID       string  `json:"id"`
 			Title    string  `json:"title"`
@@ -339,12 +355,20 @@ func (m *Main) runChecks(args []string) int {
 			Fix      string  `json:"fix"`
 			FixYAML  string  `json:"fixYAML"`
 			Guards   []guard `json:"guards"`
+			Cases    []cited `json:"cases"` // chosen: each shows the gap directly
+			Note     string  `json:"note,omitempty"`
 		}
 		out := make([]check, 0, len(checks))
 		for _, c := range checks {
-			jc := check{ID: c.ID, Title: c.Title, Severity: string(c.Severity), Rule: c.Rule, Why: c.Why, Fix: c.Fix, FixYAML: c.FixYAML, Guards: []guard{}}
+			jc := check{ID: c.ID, Title: c.Title, Severity: string(c.Severity), Rule: c.Rule, Why: c.Why, Fix: c.Fix, FixYAML: c.FixYAML, Guards: []guard{}, Cases: []cited{}}
 			for _, g := range c.Guards {
 				jc.Guards = append(jc.Guards, guard{string(g.Facet), g.Slug})
+			}
+			for _, cc := range c.Cases {
+				jc.Cases = append(jc.Cases, cited{cc.ID, cc.Why})
+			}
+			if len(c.Cases) < incidentlib.FewCases {
+				jc.Note = incidentlib.FewCasesNote
 			}
 			out = append(out, jc)
 		}
@@ -355,7 +379,15 @@ func (m *Main) runChecks(args []string) int {
 		}
 	case "text":
 		for _, c := range checks {
-			fmt.Fprintf(m.Stdout, "%s\t%-8s\t%s\n", c.ID, c.Severity, c.Title)
+			ids := make([]string, len(c.Cases))
+			for i, cc := range c.Cases {
+				ids[i] = cc.ID
+			}
+			cites := strings.Join(ids, ", ")
+			if len(c.Cases) < incidentlib.FewCases {
+				cites = strings.TrimPrefix(cites+"; fewer than two public outages known yet", "; ")
+			}
+			fmt.Fprintf(m.Stdout, "%s\t%-8s\t%s\t(%s)\n", c.ID, c.Severity, c.Title, cites)
 		}
 	default:
 		fmt.Fprintf(m.Stderr, "kubegap checks: --format %q: use text or json\n", *format)

@@ -43,7 +43,7 @@ spec:
 apiVersion: v1
 kind: Service
 metadata: {name: web, namespace: shop}
-spec: {selector: {app: web}, ports: [{port: 80}]}
+spec: {type: NodePort, selector: {app: web}, ports: [{port: 80}]}
 `
 
 func writeFile(t *testing.T, dir, name, text string) string {
@@ -120,14 +120,20 @@ func TestAuditFormats(t *testing.T) {
 	}
 	var rep struct {
 		Findings []struct {
-			Check     string
-			Citations []struct{ Case, URL string }
+			Check string
+		}
+		Checks map[string]struct {
+			Citations []struct{ Case, URL, Reason string }
 		}
 	}
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Findings) == 0 || len(rep.Findings[0].Citations) == 0 || !strings.HasPrefix(rep.Findings[0].Citations[0].URL, "https://lib.example/cases/IL-") {
+	if len(rep.Findings) == 0 {
+		t.Fatalf("no findings: %s", stdout)
+	}
+	cites := rep.Checks[rep.Findings[0].Check].Citations
+	if len(cites) == 0 || !strings.HasPrefix(cites[0].URL, "https://lib.example/cases/IL-") || cites[0].Reason == "" {
 		t.Fatalf("findings without linked citations: %s", stdout)
 	}
 	code, stdout, _ = run(t, gappy, "audit", "--format", "sarif", "-")
@@ -154,5 +160,42 @@ func TestDisplayPath(t *testing.T) {
 		if got := displayPath(in); got != want {
 			t.Errorf("displayPath(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestAuditTeamCases: a team's case naming a check in kubegap_checks is
+// cited by that check after the shipped cases (with --no-builtin, alone),
+// and a case naming a check kubegap lacks is a usage error naming it.
+func TestAuditTeamCases(t *testing.T) {
+	dir := t.TempDir()
+	team := `id: IL-9100
+title: Our checkout ran one pod and went down on every deploy
+company: Example Co
+timeline:
+  started: 2024-05-01T10:00:00Z
+summary: One replica behind the checkout Service.
+symptom_terms: [high-error-rate]
+root_cause: config-change
+components: [application-database]
+kubegap_checks: [KG009]
+sources:
+  - url: https://example.com/postmortem
+    type: official-blog
+verification:
+  status: unchecked
+`
+	writeFile(t, dir, "IL-9100.yaml", team)
+	code, stdout, stderr := run(t, gappy, "audit", "--cases", dir, "-")
+	if code != 1 || !strings.Contains(stdout, "IL-9100: the case names KG009 in kubegap_checks") || !strings.Contains(stdout, "IL-0958:") {
+		t.Fatalf("exit %d, stderr %s, stdout:\n%s", code, stderr, stdout)
+	}
+	code, stdout, _ = run(t, gappy, "audit", "--cases", dir, "--no-builtin", "-")
+	if code != 1 || !strings.Contains(stdout, "IL-9100:") || strings.Contains(stdout, "IL-0958:") {
+		t.Fatalf("--no-builtin: exit %d, stdout:\n%s", code, stdout)
+	}
+	writeFile(t, dir, "IL-9100.yaml", strings.Replace(team, "[KG009]", "[KG999]", 1))
+	code, _, stderr = run(t, gappy, "audit", "--cases", dir, "-")
+	if code != 2 || !strings.Contains(stderr, "names KG999 in kubegap_checks, which kubegap does not have") {
+		t.Fatalf("unknown check: exit %d, stderr %s", code, stderr)
 	}
 }

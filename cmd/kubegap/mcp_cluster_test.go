@@ -167,8 +167,8 @@ users:
 		t.Errorf("cluster findings %q, file findings %q", got, want)
 	}
 	found := false
-	for _, f := range live.Findings {
-		found = found || (f.CheckID == "KG001" && len(f.Citations) > 0)
+	for _, c := range live.Checks {
+		found = found || (c.CheckID == "KG001" && len(c.Citations) > 0)
 	}
 	if !found {
 		t.Errorf("no KG001 finding with citations on the live Deployment:\n%s", truncateForTest(md))

@@ -535,6 +535,9 @@ type jsonReport struct {
 func (r jsonReport) keys() []string {
 	var out []string
 	for _, f := range r.Findings {
+		if manifestOnly[f.Check] {
+			continue
+		}
 		ns := f.Object.Namespace
 		if ns == "" && !clusterScoped[f.Object.Kind] {
 			ns = testNS

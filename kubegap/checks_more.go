@@ -1,0 +1,224 @@
+package kubegap
+
+import (
+	"regexp"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// datastoreImages are image names of servers that keep state of their own:
+// more replicas of them need replication set up, not a replica count.
+var datastoreImages = []string{"mongo", "mysql", "postgres", "postgis", "timescaledb", "mariadb", "percona", "redis",
+	"valkey", "keydb", "elasticsearch", "opensearch", "cassandra", "scylla", "etcd", "zookeeper", "clickhouse",
+	"influxdb", "couchdb", "neo4j", "rabbitmq", "minio", "cockroach", "mssql", "oracle", "arangodb", "dgraph", "solr"}
+
+// imageName is an image's last path segment without tag or digest.
+func imageName(image string) string {
+	img := strings.ToLower(image)
+	if i := strings.LastIndex(img, "/"); i >= 0 {
+		img = img[i+1:]
+	}
+	if i := strings.IndexAny(img, ":@"); i >= 0 {
+		img = img[:i]
+	}
+	return img
+}
+
+// datastore returns the image of the workload's datastore server, or "".
+func datastore(w *Workload) string {
+	for _, c := range w.Containers() {
+		img := imageName(c.Image)
+		if strings.Contains(img, "exporter") || strings.Contains(img, "operator") || strings.Contains(img, "sentinel") ||
+			strings.Contains(img, "proxy") || strings.Contains(img, "backup") || strings.Contains(img, "client") {
+			continue
+		}
+		for _, d := range datastoreImages {
+			if strings.Contains(img, d) {
+				return c.Image
+			}
+		}
+	}
+	return ""
+}
+
+// rwoVolume returns the name of a ReadWriteOnce claim the workload's pods
+// mount, or "". A claim not in the snapshot is taken as ReadWriteOnce, the
+// mode most storage classes give.
+func (s *Snapshot) rwoVolume(w *Workload) string {
+	rwo := func(modes []any) bool {
+		if len(modes) == 0 {
+			return true
+		}
+		for _, m := range modes {
+			if v := str(m); v == string(corev1.ReadWriteOnce) || v == string(corev1.ReadWriteOncePod) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, v := range w.Template.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			continue
+		}
+		name := v.PersistentVolumeClaim.ClaimName
+		found := false
+		for _, pvc := range s.PVCs {
+			if pvc.Ref.Namespace == w.Ref.Namespace && pvc.Ref.Name == name {
+				found = true
+				if rwo(list(field(pvc.U.Object, "spec", "accessModes"))) {
+					return name
+				}
+			}
+		}
+		if !found {
+			return name
+		}
+	}
+	if w.StatefulSet != nil {
+		for _, t := range w.StatefulSet.Spec.VolumeClaimTemplates {
+			modes := make([]any, len(t.Spec.AccessModes))
+			for i, m := range t.Spec.AccessModes {
+				modes[i] = string(m)
+			}
+			if rwo(modes) {
+				return t.Name
+			}
+		}
+	}
+	return ""
+}
+
+// KG025
+func checkHPAWithReplicas(s *Snapshot, r *reporter) {
+	for _, w := range s.audited() {
+		// A live cluster always returns spec.replicas; only a manifest
+		// that writes it down resets the autoscaler on every apply.
+		if len(w.HPAs) == 0 || w.Ref.File == "" || field(w.U.Object, "spec", "replicas") == nil {
+			continue
+		}
+		r.add(&w.Object, "spec.replicas is %d and HPA %s scales it: every apply of this manifest sets the replica count back to %d, whatever the load",
+			*w.Replicas, w.HPAs[0].Ref.Name, *w.Replicas)
+	}
+}
+
+// KG026
+func checkNoCPURequest(s *Snapshot, r *reporter) {
+	for _, w := range s.audited() {
+		if !w.LongRunning() {
+			continue
+		}
+		for _, c := range w.Containers() {
+			_, req := c.Resources.Requests[corev1.ResourceCPU]
+			_, lim := c.Resources.Limits[corev1.ResourceCPU] // the request defaults to the limit
+			if !req && !lim {
+				r.add(&w.Object, "container %q sets no CPU request: the scheduler counts it as needing no CPU and may pack it beside other busy pods", c.Name)
+			}
+		}
+	}
+}
+
+// KG027
+func checkNoLiveness(s *Snapshot, r *reporter) {
+	for _, w := range s.audited() {
+		if !w.LongRunning() {
+			continue
+		}
+		for _, c := range w.Containers() {
+			if c.LivenessProbe == nil {
+				r.add(&w.Object, "container %q has no liveness probe: if it hangs without exiting, nothing restarts it", c.Name)
+			}
+		}
+	}
+}
+
+// KG028
+func checkRollingRWO(s *Snapshot, r *reporter) {
+	for _, w := range s.audited() {
+		if w.Deployment == nil || w.minReplicas() > 1 || len(w.HPAs) > 0 {
+			continue
+		}
+		claim := s.rwoVolume(w)
+		if claim == "" {
+			continue
+		}
+		st := w.Deployment.Spec.Strategy
+		if st.Type == appsv1.RecreateDeploymentStrategyType {
+			continue
+		}
+		if st.RollingUpdate != nil && st.RollingUpdate.MaxSurge != nil {
+			if n, ok := scaledValue(st.RollingUpdate.MaxSurge, 1, true); ok && n == 0 {
+				continue // no surge pod: the old pod goes first, as with Recreate
+			}
+		}
+		r.add(&w.Object, "one replica mounts ReadWriteOnce claim %q and rolls out with RollingUpdate: the new pod starts before the old one stops, and cannot attach the volume on another node (or shares it with the old writer on the same one)", claim)
+	}
+}
+
+// KG029
+func checkStatefulSetPullAlways(s *Snapshot, r *reporter) {
+	for _, w := range s.audited() {
+		if w.StatefulSet == nil {
+			continue
+		}
+		for _, c := range allContainers(w.Template.Spec) {
+			switch {
+			case c.ImagePullPolicy == corev1.PullAlways:
+				r.add(&w.Object, "container %q sets imagePullPolicy: Always: each of its pods needs the registry to restart, one at a time, in order", c.Name)
+			case c.ImagePullPolicy == "" && defaultsToPullAlways(c.Image):
+				r.add(&w.Object, "container %q leaves imagePullPolicy out, which Kubernetes sets to Always for image %s (latest or untagged): each of its pods needs the registry to restart", c.Name, c.Image)
+			}
+		}
+	}
+}
+
+// pinnedTag matches tags that name one build: a patch-level version
+// (1.4.2, v2.3.1-alpine), a commit hash or a long build number.
+var pinnedTag = regexp.MustCompile(`[0-9]+\.[0-9]+\.[0-9]+|(^|[^0-9a-f])[0-9a-f]{7,40}($|[^0-9a-f])|[0-9]{6,}`)
+
+// KG030
+func checkFloatingTag(s *Snapshot, r *reporter) {
+	for _, w := range s.audited() {
+		for _, c := range allContainers(w.Template.Spec) {
+			if c.Image == "" {
+				continue
+			}
+			tag, digest := imageTag(c.Image)
+			if digest || tag == "" || tag == "latest" || pinnedTag.MatchString(strings.ToLower(tag)) {
+				continue
+			}
+			{
+				r.add(&w.Object, "container %q: image %s uses tag %q, which names no patch-level version, so it moves when the publisher pushes a new build", c.Name, c.Image, tag)
+			}
+		}
+	}
+}
+
+// KG031
+func checkWebhookSingleReplica(s *Snapshot, r *reporter) {
+	svcs := map[string]*Service{}
+	for _, svc := range s.Services {
+		svcs[svc.Ref.Namespace+"/"+svc.Ref.Name] = svc
+	}
+	for _, wh := range s.Webhooks {
+		if wh.FailurePolicy != "Fail" || wh.Service == nil || len(wh.Rules) == 0 {
+			continue
+		}
+		svc := svcs[wh.Service.Namespace+"/"+wh.Service.Name]
+		if svc == nil {
+			continue
+		}
+		for _, w := range svc.Workloads {
+			if w.Owned || !w.replicated() || w.minReplicas() >= 2 {
+				continue
+			}
+			var kinds []string
+			for _, rule := range wh.Rules {
+				kinds = append(kinds, rule.Resources...)
+			}
+			r.add(&wh.Object, "webhook %q fails closed on %s and is served by %s %s with %d replica: while that pod restarts or moves, those requests are refused",
+				wh.Name, strings.Join(dedupe(kinds), ", "), w.Ref.Kind, w.Ref.Name, w.minReplicas())
+		}
+	}
+}
