@@ -138,6 +138,20 @@ func (s *Snapshot) linkServing() {
 					}
 				}
 			}
+			// Command-line flags name upstreams too
+			// (--endpoint=dnssrv+_grpc._tcp.store.ns.svc:10901): only a
+			// URL, host:port or dotted name counts, never a bare word.
+			for _, arg := range append(append([]string(nil), c.Command...), c.Args...) {
+				if _, v, ok := strings.Cut(arg, "="); ok && strings.HasPrefix(arg, "-") {
+					arg = v
+				}
+				arg = srvPrefix.ReplaceAllString(arg, "")
+				for _, ref := range envServiceRefs(corev1.EnvVar{Value: arg}, w.Ref.Namespace, byName) {
+					if ref.RoutedBy == "" && !selects(ref, w) {
+						ref.RoutedBy = w.Ref.Kind + " " + w.Ref.Name + " (command line)"
+					}
+				}
+			}
 		}
 	}
 	// Ports a PodMonitor or the pods' prometheus.io annotations scrape.
@@ -206,6 +220,10 @@ func selects(svc *Service, w *Workload) bool {
 	}
 	return false
 }
+
+// srvPrefix is the resolver prefix of a DNS service-discovery flag value
+// (dnssrv+_grpc._tcp.), which leaves the Service's own name behind it.
+var srvPrefix = regexp.MustCompile(`^[a-z]+\+(_[a-z0-9-]+\.)*`)
 
 // hostToken finds host names in an environment value: the host of a URL,
 // a host:port, or a dotted service name.
