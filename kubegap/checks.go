@@ -152,9 +152,9 @@ func catalogue() []check {
 			Guards:  []incidentlib.TermRef{cf("global-rollout")},
 		}, run: checkRolloutAtOnce},
 		{Check: incidentlib.Check{
-			ID: "KG015", Title: "Cache rolled out with high unavailability", Severity: incidentlib.CheckHigh,
+			ID: "KG015", Title: "Cache rolled out with high unavailability", Severity: incidentlib.CheckMedium,
 			Rule:    "A cache (memcached, Redis, Valkey, KeyDB, Dragonfly) with two or more replicas must not replace more than a quarter of them at once.",
-			Why:     "Every replaced cache pod starts cold, and the load its hits absorbed falls on the database behind it: Slack's memcached nodes were swapped for empty spares (IL-0207), and Intercom's cache entries all missed at once (IL-1192).",
+			Why:     "Every replaced cache pod starts cold, and the load its hits absorbed falls on the database behind it: related outages show what cold caches cost (Slack's memcached nodes swapped for empty spares, IL-0207; Intercom's entries all missing at once, IL-1192), though neither replaced more than a quarter of a fleet in one rollout.",
 			Fix:     "Roll caches one pod at a time, outside peak hours, and let each warm before the next goes.",
 			FixYAML: "strategy:\n  type: RollingUpdate\n  rollingUpdate:\n    maxUnavailable: 1\n    maxSurge: 0\nminReadySeconds: 120   # time to warm before the next pod goes\n",
 			Guards:  []incidentlib.TermRef{cf("cold-cache")},
@@ -280,9 +280,9 @@ func catalogue() []check {
 			Guards:  []incidentlib.TermRef{rc("deployment-error")},
 		}, run: checkFloatingTag},
 		{Check: incidentlib.Check{
-			ID: "KG031", Title: "Fail-closed admission webhook served by one replica", Severity: incidentlib.CheckHigh,
+			ID: "KG031", Title: "Fail-closed admission webhook served by one replica", Severity: incidentlib.CheckMedium,
 			Rule:    "An admission webhook with failurePolicy Fail, on any kind, must be served by two or more replicas.",
-			Why:     "While the webhook's only pod restarts, moves or fails, the API server refuses every request the webhook intercepts. GitHub's authorization service failed closed when its pods crashed (IL-0752), and Jetstack's fail-closed webhook stopped its cluster healing (IL-0719).",
+			Why:     "While the webhook's only pod restarts, moves or fails, the API server refuses every request the webhook intercepts. The library has no outage yet from a webhook with exactly one replica; related ones show the cost of a fail-closed path whose server is down (IL-0752, IL-0719).",
 			Fix:     "Run the webhook's Deployment with two or more replicas, spread and covered by a PodDisruptionBudget, or use failurePolicy Ignore where the policy allows it.",
 			FixYAML: "spec:\n  replicas: 2\n",
 			Guards:  []incidentlib.TermRef{cf("circular-dependency")},

@@ -7,13 +7,13 @@ package kubegap
 // rare, or where the check flags much that is harmless. docs/kubegap.md's
 // check table prints these (TestDocsChecksTable).
 var severityReasons = map[string]string{
-	"KG001": "high: IL-0601 and IL-0821 are outages caused by exactly a health check tied to a dependency",
+	"KG001": "high: IL-0601 is an outage caused by exactly a restart check tied to a dependency",
 	"KG002": "medium: the cited restart loops had probes that restarted on what should only shed traffic, but not always the identical-probe form",
-	"KG003": "high: IL-0790, IL-0943 and IL-0216 are outages caused by retries with nothing to stop them",
+	"KG003": "high: IL-0790 is an outage caused by retries with nothing to stop them",
 	"KG004": "medium: multiplies retries, but no public outage of stacked retries alone is in the library yet",
 	"KG005": "medium: wasted retries under load; IL-0954 shows the cost only in part",
 	"KG006": "medium: replayed writes are costly, but no public outage of it is in the library yet",
-	"KG007": "high: IL-0972 is an outage caused by retries with no budget",
+	"KG007": "high: IL-0790 is an outage caused by retries with no budget",
 	"KG008": "medium: the cited outages removed capacity with nothing to cap it, not Kubernetes drains as such",
 	"KG009": "medium: one replica is an outage on every restart, but many flagged workloads can afford minutes of downtime",
 	"KG010": "low: the scheduler often spreads anyway; losses of one node or zone cost only the unspread",
@@ -21,7 +21,7 @@ var severityReasons = map[string]string{
 	"KG012": "medium: an unbounded container can starve its node, but no public outage of exactly that is in the library yet",
 	"KG013": "low: throttling costs latency; IL-1116 shows one outage, and the flagged setting is common and often harmless",
 	"KG014": "high: IL-0839 and IL-0832 are outages caused by replacing every instance at once",
-	"KG015": "high: IL-0207, IL-0832 and IL-1192 are outages caused by many caches going cold at once",
+	"KG015": "medium: caches going cold together caused outages (IL-0207, IL-1192), but no case in the library replaced more than a quarter of a cache fleet in one rollout, which is the gap this check finds",
 	"KG016": "high: IL-0719 is a cluster outage caused by exactly a fail-closed webhook over the whole cluster",
 	"KG017": "low: IL-0802 shows the worst case, but most node agents need some cluster-wide reads",
 	"KG018": "low: kubelets still set beta.kubernetes.io/os and /arch; the risk is the next removal (IL-0122)",
@@ -37,5 +37,5 @@ var severityReasons = map[string]string{
 	"KG028": "medium: a stuck rollout or two writers on one volume; no public outage of it is in the library yet",
 	"KG029": "low: a registry dependency on restart; IL-1100 shows the cost for Deployments",
 	"KG030": "low: less drift than latest, but still a moving tag; IL-0123 shows what mixed code costs",
-	"KG031": "high: IL-0752 and IL-0719 are outages caused by exactly a fail-closed admission path whose server was down",
+	"KG031": "medium: fail-closed admission paths whose server was down caused outages (IL-0752, IL-0719), but no case shows a webhook served by exactly one replica",
 }
