@@ -126,7 +126,23 @@ func (m *metrics) serve(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	entries, bytes, hits, misses := s.guard.cache.stats()
 	s.metrics.setGauge("incidentlib_inflight_requests", "Requests being worked on (past the rate limit and cache).", float64(s.guard.inFlight.Load()))
-	s.metrics.setCounter("incidentlib_shed_total", "Expensive requests refused with 503 because the bound on work in flight was reached.", s.guard.shed.Load())
+	var shed uint64
+	for _, c := range []struct {
+		name string
+		a    *admission
+	}{{"expensive", s.guard.expensive}, {"write", s.guard.write}} {
+		if c.a == nil {
+			continue
+		}
+		inUse, queued := c.a.stats()
+		shed += c.a.shed.Load()
+		s.metrics.setGauge("incidentlib_admission_"+c.name+"_in_use", "Slots of "+c.name+" work in use.", float64(inUse))
+		s.metrics.setGauge("incidentlib_admission_"+c.name+"_queued", "Requests of "+c.name+" work waiting for a slot.", float64(queued))
+		s.metrics.setCounter("incidentlib_admission_"+c.name+"_admitted_total", "Requests of "+c.name+" work admitted.", c.a.admitted.Load())
+		s.metrics.setCounter("incidentlib_admission_"+c.name+"_waited_total", "Requests of "+c.name+" work admitted after waiting in the queue.", c.a.waited.Load())
+		s.metrics.setCounter("incidentlib_admission_"+c.name+"_shed_total", "Requests of "+c.name+" work refused with 503: the queue was full or no slot came free in time.", c.a.shed.Load())
+	}
+	s.metrics.setCounter("incidentlib_shed_total", "Requests refused with 503 by admission (every class).", shed)
 	s.metrics.setCounter("incidentlib_rate_limited_total", "Requests refused with 429 by the per-client rate limits.", s.guard.limited.Load())
 	s.metrics.setGauge("incidentlib_cache_entries", "Responses in the cache.", float64(entries))
 	s.metrics.setGauge("incidentlib_cache_bytes", "Memory held by the response cache, in bytes.", float64(bytes))

@@ -29,7 +29,12 @@ type Handlers struct {
 	MCP http.Handler // /mcp
 	// More maps further URL patterns to their handlers (the write path of
 	// a shared library); a more specific pattern wins over the ones above.
+	// Requests to them are admitted in the write class (Limits.Write),
+	// with a deadline (Limits.WriteTimeout).
 	More map[string]http.Handler
+	// WebError, when set, writes the web surface's refusals (429, 503) as
+	// pages in the site's layout.
+	WebError WebErrorFunc
 }
 
 // Config configures a Server.
@@ -131,7 +136,18 @@ func (s *Server) SetReady(h Handlers) {
 	}
 	// A new library makes every cached response stale.
 	s.guard.cache.clear()
-	handler := s.guard.wrap(mux)
+	var isWrite func(*http.Request) bool
+	if len(h.More) > 0 {
+		more := http.NewServeMux()
+		for pattern := range h.More {
+			more.Handle(pattern, http.NotFoundHandler())
+		}
+		isWrite = func(r *http.Request) bool {
+			_, p := more.Handler(r)
+			return p != ""
+		}
+	}
+	handler := s.guard.wrap(mux, isWrite, h.WebError)
 	s.ready.Store(&handler)
 }
 

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/incidentlib/incidentlib"
@@ -218,4 +219,47 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// RefusalPages returns what writes the server's refusals of a page request
+// (429: too many requests from one address; 503: busy) as a page in the
+// site's layout, saying when to retry. The guard sets Retry-After first.
+func RefusalPages(cfg Config) (func(w http.ResponseWriter, r *http.Request, status int, msg string), error) {
+	t, err := parseTemplates()
+	if err != nil {
+		return nil, err
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	s := &server{cfg: cfg, tmpl: t, log: slog.New(slog.DiscardHandler)}
+	return func(w http.ResponseWriter, r *http.Request, status int, msg string) {
+		heading := "The library is busy"
+		msg = "Many searches are running at once and this one could not start in time."
+		if status == http.StatusTooManyRequests {
+			heading = "Too many requests"
+			msg = "Your address has sent more requests than the library answers for one reader."
+		}
+		msg += " Reload this page in " + plural(atoiOr(w.Header().Get("Retry-After"), 1), "second", "seconds") + "."
+		p := s.newPage(r, heading)
+		p.NoIndex = true
+		p.Content = errorPage{Status: status, Heading: heading, Message: msg}
+		var buf bytes.Buffer
+		if err := s.tmpl.execute(&buf, "error", p); err != nil {
+			http.Error(w, msg, status)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		if r.Method != http.MethodHead {
+			w.Write(buf.Bytes())
+		}
+	}, nil
+}
+
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil && n > 0 {
+		return n
+	}
+	return def
 }

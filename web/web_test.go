@@ -647,3 +647,20 @@ func TestSearchPageStrictAndBounded(t *testing.T) {
 		t.Errorf("alphabet x30: %d", w.Code)
 	}
 }
+
+// The server's refusals of a page are pages in the site's layout that say
+// when to reload (issue 22: a bare 188-byte page).
+func TestRefusalPages(t *testing.T) {
+	refuse, err := RefusalPages(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	w.Header().Set("Retry-After", "1")
+	refuse(w, httptest.NewRequest("GET", "/search?q=dns", nil), 503, "busy")
+	body := w.Body.String()
+	if w.Code != 503 || !strings.Contains(body, "The library is busy") || !strings.Contains(body, "Reload this page in 1 second.") ||
+		!strings.Contains(body, `<nav`) || w.Header().Get("Retry-After") != "1" {
+		t.Errorf("%d %s", w.Code, body)
+	}
+}

@@ -69,7 +69,7 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "text or json")
 	fs.Float64Var(&cfg.rateLimit, "rate-limit", 20, "requests per second allowed per client IP on each surface (web pages, JSON API, MCP) and per signed-in account on the write path; 0 turns the limit off")
 	fs.IntVar(&cfg.rateBurst, "rate-burst", 60, "requests a client may make at once above --rate-limit")
-	fs.IntVar(&cfg.maxExpensive, "max-inflight", defaultMaxExpensive(), "expensive requests (searches, topic pages, exports, MCP calls) worked on at once; more get 503 at once; 0 turns the bound off")
+	fs.IntVar(&cfg.maxExpensive, "max-inflight", defaultMaxExpensive(), "expensive requests (searches, topic pages, exports, MCP tool calls that search) worked on at once; more wait up to 300 ms in a fair queue, then get 503; 0 turns the bound off")
 	fs.IntVar(&cfg.cacheMB, "cache-mb", 64, "memory for cached responses, in MiB; 0 turns the cache off")
 	fs.DurationVar(&cfg.queryTimeout, "query-timeout", engine.DefaultQueryTimeout, "longest one search may run")
 	cfg.corpus.register(fs)
@@ -145,8 +145,13 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		if err != nil {
 			return server.Handlers{}, err
 		}
+		refusals, err := web.RefusalPages(web.Config{BaseURL: cfg.baseURL})
+		if err != nil {
+			return server.Handlers{}, err
+		}
 		return server.Handlers{
-			Web: webHandler,
+			Web:      webHandler,
+			WebError: refusals,
 			// The server applies the rate limits in front of every surface,
 			// so the protocol handlers' own limiters stay off.
 			API: httpapi.New(lib, httpapi.Config{BaseURL: cfg.baseURL, Logger: log, Checks: checks}),
