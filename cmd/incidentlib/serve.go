@@ -38,6 +38,8 @@ type serveConfig struct {
 	maxExpensive   int
 	cacheMB        int
 	queryTimeout   time.Duration
+	shutdownDelay  time.Duration
+	shutdownGrace  time.Duration
 	store          string
 	publicIDs      string
 	teamIDs        listFlag
@@ -72,6 +74,8 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	fs.IntVar(&cfg.maxExpensive, "max-inflight", defaultMaxExpensive(), "expensive requests (searches, topic pages, exports, MCP tool calls that search) worked on at once; more wait up to 300 ms in a fair queue, then get 503; 0 turns the bound off")
 	fs.IntVar(&cfg.cacheMB, "cache-mb", 64, "memory for cached responses, in MiB; 0 turns the cache off")
 	fs.DurationVar(&cfg.queryTimeout, "query-timeout", engine.DefaultQueryTimeout, "longest one search may run")
+	fs.DurationVar(&cfg.shutdownDelay, "shutdown-delay", time.Second, "on SIGTERM, how long to go on accepting while /readyz says \"shutting down\", so a load balancer stops sending first")
+	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 10*time.Second, "after that, how long requests in flight get to finish before they are cut")
 	cfg.corpus.register(fs)
 	storeFlag(fs, &cfg.store)
 	fs.StringVar(&cfg.publicIDs, "public-ids", "5000-8999", "with --store: the case numbers public cases get when published (IL-5000 to IL-8999)")
@@ -89,8 +93,8 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		fmt.Fprintf(m.Stderr, "incidentlib serve: unexpected argument %q (case directories go after --cases)\n", fs.Arg(0))
 		return exitUsage
 	}
-	if cfg.rateLimit < 0 || cfg.rateBurst < 0 || cfg.maxExpensive < 0 || cfg.cacheMB < 0 || cfg.queryTimeout < 0 {
-		fmt.Fprintln(m.Stderr, "incidentlib serve: --rate-limit, --rate-burst, --max-inflight, --cache-mb and --query-timeout must not be negative (0 turns a limit off)")
+	if cfg.rateLimit < 0 || cfg.rateBurst < 0 || cfg.maxExpensive < 0 || cfg.cacheMB < 0 || cfg.queryTimeout < 0 || cfg.shutdownDelay < 0 || cfg.shutdownGrace < 0 {
+		fmt.Fprintln(m.Stderr, "incidentlib serve: --rate-limit, --rate-burst, --max-inflight, --cache-mb, --query-timeout, --shutdown-delay and --shutdown-grace must not be negative (0 turns a limit off)")
 		return exitUsage
 	}
 	log, err := m.logger(cfg.logLevel, cfg.logFormat)
@@ -114,7 +118,7 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	// The library is opened after the server listens; a replica over a
 	// store tells /readyz when it serves stale data.
 	var degraded atomic.Pointer[func() string]
-	srv := server.New(server.Config{Addr: cfg.addr, Logger: log, Limits: server.Limits{
+	srv := server.New(server.Config{Addr: cfg.addr, Logger: log, ShutdownDelay: cfg.shutdownDelay, ShutdownTimeout: cfg.shutdownGrace, Limits: server.Limits{
 		RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, MaxExpensive: cfg.maxExpensive, CacheBytes: int64(cfg.cacheMB) << 20,
 	}, Degraded: func() string {
 		if f := degraded.Load(); f != nil {
