@@ -143,6 +143,18 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		f := func() string { return r.Status().Problem }
 		degraded.Store(&f)
 	}
+	if e, ok := eng.(*engine.Engine); ok {
+		// A data directory that could not take the index (a full disk)
+		// costs a build at every start, not the service: say so on
+		// /readyz and in a metric an alert can watch.
+		inMemory := 0.0
+		if loc := e.IndexLocation(); strings.HasPrefix(loc, "memory (data directory") {
+			inMemory = 1
+			f := func() string { return "index in " + loc }
+			degraded.Store(&f)
+		}
+		srv.SetGauge("incidentlib_index_in_memory", "1 when the search index could not be kept in the data directory (full or not writable) and was built in memory.", inMemory)
+	}
 	makeHandlers := func(lib incidentlib.Library) (server.Handlers, error) {
 		checks, auditor := kubegapFor(lib, cfg.baseURL)
 		webHandler, err := web.New(lib, web.Config{BaseURL: cfg.baseURL, Logger: log, Checks: checks})
