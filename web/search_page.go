@@ -50,7 +50,7 @@ func parseQuery(v url.Values) (incidentlib.Query, error) {
 		}
 	}
 	if len(q.Text) > incidentlib.MaxQueryLength {
-		return q, &incidentlib.Error{Code: incidentlib.ETOOLARGE, Param: "q", Message: "the search text is longer than " + strconv.Itoa(incidentlib.MaxQueryLength) + " bytes"}
+		return q, &incidentlib.Error{Code: incidentlib.ETOOLARGE, Param: "q", Message: "the query is " + strconv.Itoa(len(q.Text)) + " bytes; at most " + strconv.Itoa(incidentlib.MaxQueryLength) + " are allowed"}
 	}
 	var err error
 	if q.Page, err = parsePage(v); err != nil {

@@ -117,6 +117,12 @@ func statusOf(err error) int {
 	case incidentlib.EINVALID:
 		return http.StatusBadRequest
 	case incidentlib.ETOOLARGE:
+		// A parameter of the URL (q) that is too long is the URL's fault,
+		// as the API says too.
+		var e *incidentlib.Error
+		if errors.As(err, &e) && e.Param != "" {
+			return http.StatusRequestURITooLong
+		}
 		return http.StatusRequestEntityTooLarge
 	case incidentlib.EUNAVAILABLE:
 		return http.StatusServiceUnavailable
@@ -151,6 +157,7 @@ func (s *server) showError(w http.ResponseWriter, r *http.Request, err error) {
 		http.StatusNotFound:              "Not found",
 		http.StatusBadRequest:            "That request is not valid",
 		http.StatusRequestEntityTooLarge: "That request is too large",
+		http.StatusRequestURITooLong:     "That search is too long",
 		http.StatusServiceUnavailable:    "The library is busy",
 	}[status]
 	if heading == "" {

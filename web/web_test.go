@@ -664,3 +664,16 @@ func TestRefusalPages(t *testing.T) {
 		t.Errorf("%d %s", w.Code, body)
 	}
 }
+
+// An over-long q is 414 with the same message on the pages as on the API
+// (issue 22: 400, 413 or 414 depending on the surface).
+func TestOverLongQueryIs414(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	for _, path := range []string{"/search?q="} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", path+strings.Repeat("x", incidentlib.MaxQueryLength+1), nil))
+		if w.Code != 414 || !strings.Contains(w.Body.String(), "at most 1000 are allowed") {
+			t.Errorf("%s…: %d %.300s", path, w.Code, w.Body.String())
+		}
+	}
+}
