@@ -78,6 +78,11 @@ commands:
   list      print one line per case
   overlap   list the runs of six or more words a case shares with its sources
   stats     count cases per term and show which fields are known
+  migrate   create or update the schema of a shared library on PostgreSQL (--store URL)
+  import    load case files into a shared library (--store URL)
+  user      add an account to a shared library: user add (--store URL)
+  token     create or revoke an account's API token: token create|revoke (--store URL)
+  bench     score search on the judged relevance set: bench relevance [-v]
 
 Run 'incidentlib <command> -h' for a command's flags.
 `)
