@@ -17,9 +17,12 @@ type ClassLimits struct {
 	// absorbed by the wait; sustained overload is not (see ShortWait).
 	MaxWait time.Duration
 	// ShortWait replaces MaxWait for a request that arrives while the
-	// queue has not been empty for OverloadAfter: under sustained
-	// overload a long wait would only turn overload into latency for
-	// every admitted request, so newcomers wait briefly and are refused.
+	// queue has not been empty for OverloadAfter, from a client that
+	// already has requests running or waiting: under sustained overload a
+	// long wait would only turn overload into latency for every admitted
+	// request, so the clients causing it wait briefly and are refused. A
+	// client with nothing running or waiting still gets MaxWait: it is
+	// next in line at the fair dispatch, so it waits about one request.
 	ShortWait     time.Duration
 	OverloadAfter time.Duration
 	// MaxQueue bounds the requests waiting, MaxQueuedPerClient those of
@@ -103,7 +106,7 @@ func (a *admission) acquire(ctx context.Context, client string) (release func())
 	wait := a.lim.MaxWait
 	if a.queued == 0 {
 		a.lastEmpty = now
-	} else if a.lim.OverloadAfter > 0 && now.Sub(a.lastEmpty) > a.lim.OverloadAfter {
+	} else if a.lim.OverloadAfter > 0 && now.Sub(a.lastEmpty) > a.lim.OverloadAfter && (c.inFlight > 0 || len(c.waiters) > 0) {
 		wait = a.lim.ShortWait
 	}
 	w := &waiter{ch: make(chan struct{})}

@@ -238,3 +238,56 @@ func TestWritesHaveTheirOwnClass(t *testing.T) {
 		t.Errorf("a write while the search slot is stuck: %d, deadline %v", w.Code, deadline.Load())
 	}
 }
+
+// Under sustained overload from one client, the short wait applies to that
+// client only: another client with nothing running is next in line and
+// is served (issue 22: a client within its rate limit sending expensive
+// queries made another's searches fail half the time).
+func TestOverloadShedsTheHeavyClientNotTheLightOne(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(30 * time.Millisecond)
+		io.WriteString(w, "ok")
+	})
+	s := New(Config{Limits: Limits{Expensive: ClassLimits{Slots: 1, MaxWait: 300 * time.Millisecond, ShortWait: 5 * time.Millisecond,
+		OverloadAfter: 40 * time.Millisecond, MaxQueue: 64, MaxQueuedPerClient: 8}}})
+	s.SetReady(Handlers{API: h})
+	get := func(addr string) int {
+		r := httptest.NewRequest("GET", "/api/v1/cases?q=x", nil)
+		r.RemoteAddr = addr + ":1"
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, r)
+		return w.Code
+	}
+	stop := make(chan struct{})
+	var heavy sync.WaitGroup
+	var heavyShed atomic.Int64
+	for range 8 {
+		heavy.Add(1)
+		go func() {
+			defer heavy.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if get("192.0.2.1") == 503 {
+					heavyShed.Add(1)
+				}
+			}
+		}()
+	}
+	time.Sleep(100 * time.Millisecond) // a standing queue: overload
+	var refused int
+	for range 10 {
+		if get("192.0.2.2") != 200 {
+			refused++
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	close(stop)
+	heavy.Wait()
+	if refused > 0 || heavyShed.Load() == 0 {
+		t.Errorf("light client refused %d of 10; heavy client shed %d times", refused, heavyShed.Load())
+	}
+}

@@ -46,11 +46,12 @@ type Limits struct {
 // DefaultExpensive is the queue in front of slots of expensive work: a
 // burst waits up to 300 ms for a slot (an agent's eight parallel searches
 // are all answered), but once the queue has not been empty for 150 ms
-// (sustained overload, not a burst) newcomers wait 30 ms at most, so that
-// what is admitted is still answered fast and the rest are told to retry.
-// At most 64 wait, 16 of them from one client.
+// (sustained overload, not a burst) the clients with requests already
+// running or waiting wait 50 ms at most, so that what is admitted is
+// still answered fast and the rest are told to retry. At most 64 wait,
+// 16 of them from one client.
 func DefaultExpensive(slots int) ClassLimits {
-	return ClassLimits{Slots: slots, MaxWait: 300 * time.Millisecond, ShortWait: 30 * time.Millisecond,
+	return ClassLimits{Slots: slots, MaxWait: 300 * time.Millisecond, ShortWait: 50 * time.Millisecond,
 		OverloadAfter: 150 * time.Millisecond, MaxQueue: 64, MaxQueuedPerClient: 16}
 }
 

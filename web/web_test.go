@@ -112,7 +112,7 @@ func TestStatusAndContentType(t *testing.T) {
 		{"/search?sort=sideways", 400, "text/html; charset=utf-8", []string{"unknown sort", `<form class="search"`}},
 		{"/search?root_cause=nonsense", 400, "text/html; charset=utf-8", []string{"unknown root cause"}},
 		{"/search?year_from=abc", 400, "text/html; charset=utf-8", []string{"year_from: must be a year"}},
-		{"/search?q=" + strings.Repeat("x", 1001), 413, "text/html; charset=utf-8", []string{"longer than 1000 bytes"}},
+		{"/search?q=" + strings.Repeat("x", 1001), 414, "text/html; charset=utf-8", []string{"at most 1000 are allowed"}},
 		{"/search?root_cause=software-bug", 200, "text/html; charset=utf-8", []string{"1 case", "IL-0003", "Clear filters"}},
 		{"/search?year_from=2023&year_to=2024&sort=oldest", 200, "text/html; charset=utf-8", []string{"2 cases", `<option value="oldest" selected>`}},
 		{"/charts", 200, "text/html; charset=utf-8", []string{"<svg", "Cases per year", "Cases by root cause", "median 1h 16m", "90th percentile 2h 1m", "known for 2 of the 4 cases"}},
@@ -631,7 +631,7 @@ func TestSearchPageStrictAndBounded(t *testing.T) {
 		{"/search?q=" + strings.Repeat("a", 1001), "q"},
 	} {
 		w := get(t, h, "GET", tc.target, nil)
-		if w.Code != 400 && w.Code != 413 {
+		if w.Code != 400 && w.Code != 414 {
 			t.Errorf("%.40s: %d, want 400", tc.target, w.Code)
 		}
 		if !strings.Contains(w.Body.String(), tc.param) {
@@ -675,5 +675,29 @@ func TestOverLongQueryIs414(t *testing.T) {
 		if w.Code != 414 || !strings.Contains(w.Body.String(), "at most 1000 are allowed") {
 			t.Errorf("%s…: %d %.300s", path, w.Code, w.Body.String())
 		}
+	}
+}
+
+// The search page says which filters are in force, each with a link that
+// removes it (issue 22: on a phone "9 cases" appeared with no reason).
+func TestSearchPageSummarisesActiveFilters(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/search?q=retries&component=application-database&year_from=2010", nil))
+	body := w.Body.String()
+	i := strings.Index(body, `class="active-filters"`)
+	if w.Code != 200 || i < 0 {
+		t.Fatalf("%d, no summary of active filters", w.Code)
+	}
+	summary := body[i:min(len(body), i+800)]
+	for _, want := range []string{"Component: ", "From 2010", `href="/search?q=retries&amp;year_from=2010"`, `href="/search?component=application-database&amp;q=retries"`} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("summary lacks %s: %s", want, summary)
+		}
+	}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/search?q=retries", nil))
+	if strings.Contains(w.Body.String(), `class="active-filters"`) {
+		t.Error("a summary of filters on a search without any")
 	}
 }
