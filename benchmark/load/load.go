@@ -30,10 +30,10 @@ import (
 )
 
 type config struct {
-	bin      string
-	duration time.Duration
-	conns    int
-	phases   string
+	bin       string
+	duration  time.Duration
+	conns     int
+	phases    string
 	serverCPU string
 	// serveFlags are added to every server the harness starts, to measure
 	// a setting ("--max-inflight 1").
