@@ -62,7 +62,15 @@ func (h *harness) mcpParallel(ctx context.Context) error {
 	const rounds = 20
 	var answered, refused int
 	st := &stats{byStatus: map[int]int{}}
+	// A round every 500 ms: 16 calls a second, within the default rate
+	// limit of 20 a second (bursts of 60), as an agent working through a
+	// task sends them.
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
 	for round := range rounds {
+		if round > 0 {
+			<-tick.C
+		}
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		for i, q := range queries {
@@ -80,6 +88,7 @@ func (h *harness) mcpParallel(ctx context.Context) error {
 				b, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				st.lat = append(st.lat, time.Since(t))
+				st.byStatus[resp.StatusCode]++
 				if resp.StatusCode == 200 && strings.Contains(string(b), `"result"`) && !strings.Contains(string(b), `"isError":true`) {
 					answered++
 				} else {
@@ -90,7 +99,7 @@ func (h *harness) mcpParallel(ctx context.Context) error {
 		wg.Wait()
 	}
 	fmt.Fprintf(h.out, "\n## mcp-parallel: one agent, %d rounds of 8 search_incidents calls at once (default limits)\n\n", rounds)
-	fmt.Fprintf(h.out, "answered %d of %d, refused %d; latency p50 %v, p99 %v, max %v\n", answered, rounds*8, refused,
+	fmt.Fprintf(h.out, "answered %d of %d, refused %d (HTTP %s); latency p50 %v, p99 %v, max %v\n", answered, rounds*8, refused, statusList2(st.byStatus),
 		st.pct(0.5).Round(100*time.Microsecond), st.pct(0.99).Round(100*time.Microsecond), st.pct(1).Round(100*time.Microsecond))
 	if refused > 0 {
 		return fmt.Errorf("%d of %d parallel calls refused", refused, rounds*8)
