@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Handlers are the protocol handlers the server routes to.
@@ -70,7 +72,8 @@ type Server struct {
 	nextID  atomic.Uint64
 	idBase  string
 	// draining is set once shutdown has begun.
-	draining atomic.Bool
+	draining       atomic.Bool
+	metricsHandler http.Handler
 }
 
 // New returns a server that is live but not ready.
@@ -80,6 +83,8 @@ func New(cfg Config) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, log: log, metrics: newMetrics(), guard: newGuard(cfg.Limits)}
+	s.metrics.registerGuard(s.guard)
+	s.metricsHandler = promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)})
 	s.idBase = strconv.FormatInt(time.Now().UnixNano()%(1<<30), 36) + "-"
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

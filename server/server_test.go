@@ -66,6 +66,15 @@ func TestMetricsCountRequests(t *testing.T) {
 		"# TYPE incidentlib_rate_limited_total counter",
 		"# TYPE incidentlib_cache_hits_total counter",
 		"# TYPE incidentlib_inflight_requests gauge",
+		"# TYPE incidentlib_uptime_seconds gauge",
+		// Through the Prometheus client library: the Go runtime and
+		// process series dashboards expect, and admission's figures.
+		"# TYPE go_goroutines gauge",
+		"go_memstats_heap_alloc_bytes ",
+		"process_resident_memory_bytes ",
+		"process_cpu_seconds_total ",
+		"# TYPE incidentlib_admission_write_shed_total counter",
+		"incidentlib_admission_write_queued 0",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
