@@ -12,6 +12,11 @@ import (
 type ClassLimits struct {
 	// Slots is how many requests of the class are worked on at once.
 	Slots int
+	// MaxPerClient is how many of them one client may hold; 0 means all.
+	// Below Slots it keeps a slot for the other clients: one client's
+	// slow queries (a second each) cannot make everyone else wait for
+	// them. A client at its share waits, even with a slot free.
+	MaxPerClient int
 	// MaxWait is how long a request may wait for a slot before it is
 	// refused with 503. A burst (an agent's eight parallel tool calls) is
 	// absorbed by the wait; sustained overload is not (see ShortWait).
@@ -32,8 +37,8 @@ type ClassLimits struct {
 }
 
 // admission is a bounded, fair wait queue in front of a fixed number of
-// slots. A request takes a free slot at once when nobody waits; otherwise
-// it joins the queue. When a slot comes free it goes to the waiting client
+// slots. A request takes a free slot at once when nobody waits and its
+// client holds less than its share; otherwise it joins the queue. When a slot comes free it goes to the waiting client
 // with the fewest requests in flight, and among those to the one served
 // longest ago: a client with eight queued searches gets every other slot
 // when another client waits, never all eight first.
@@ -71,6 +76,9 @@ func newAdmission(l ClassLimits) *admission {
 	if l.MaxQueuedPerClient <= 0 || l.MaxQueuedPerClient > l.MaxQueue {
 		l.MaxQueuedPerClient = l.MaxQueue
 	}
+	if l.MaxPerClient <= 0 || l.MaxPerClient > l.Slots {
+		l.MaxPerClient = l.Slots
+	}
 	if l.ShortWait <= 0 || l.ShortWait > l.MaxWait {
 		l.ShortWait = l.MaxWait
 	}
@@ -90,7 +98,7 @@ func (a *admission) acquire(ctx context.Context, client string) (release func())
 		c = &admitClient{}
 		a.clients[client] = c
 	}
-	if a.queued == 0 && a.inUse < a.lim.Slots {
+	if a.queued == 0 && a.inUse < a.lim.Slots && c.inFlight < a.lim.MaxPerClient {
 		a.grantLocked(c)
 		a.mu.Unlock()
 		a.admitted.Add(1)
@@ -112,6 +120,9 @@ func (a *admission) acquire(ctx context.Context, client string) (release func())
 	w := &waiter{ch: make(chan struct{})}
 	c.waiters = append(c.waiters, w)
 	a.queued++
+	// A slot may be free that the clients waiting ahead may not take (they
+	// hold their share): it may be this one's.
+	a.dispatchLocked()
 	a.mu.Unlock()
 
 	t := time.NewTimer(wait)
@@ -180,7 +191,7 @@ func (a *admission) dispatchLocked() {
 	for a.inUse < a.lim.Slots && a.queued > 0 {
 		var best *admitClient
 		for _, c := range a.clients {
-			if len(c.waiters) == 0 {
+			if len(c.waiters) == 0 || c.inFlight >= a.lim.MaxPerClient {
 				continue
 			}
 			if best == nil || c.inFlight < best.inFlight || (c.inFlight == best.inFlight && c.lastGrant < best.lastGrant) {

@@ -291,3 +291,39 @@ func TestOverloadShedsTheHeavyClientNotTheLightOne(t *testing.T) {
 		t.Errorf("light client refused %d of 10; heavy client shed %d times", refused, heavyShed.Load())
 	}
 }
+
+// With two slots, one client holds at most one: its slow queries leave
+// the other slot to another client, who is served at once.
+func TestOneClientKeepsASlotFree(t *testing.T) {
+	release := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("q") == "slow" {
+			<-release
+		}
+		io.WriteString(w, "ok")
+	})
+	s := New(Config{Limits: Limits{MaxExpensive: 2}})
+	s.SetReady(Handlers{API: h})
+	get := func(addr, q string) int {
+		r := httptest.NewRequest("GET", "/api/v1/cases?q="+q, nil)
+		r.RemoteAddr = addr + ":1"
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, r)
+		return w.Code
+	}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() { defer wg.Done(); get("192.0.2.1", "slow") }()
+	}
+	time.Sleep(20 * time.Millisecond)
+	start := time.Now()
+	if code := get("192.0.2.2", "fast"); code != 200 || time.Since(start) > 100*time.Millisecond {
+		t.Errorf("another client beside a greedy one: %d after %v", code, time.Since(start))
+	}
+	if inUse, queued := s.guard.expensive.stats(); inUse != 1 || queued != 1 {
+		t.Errorf("the greedy client holds %d slots with %d waiting; want 1 and 1", inUse, queued)
+	}
+	close(release)
+	wg.Wait()
+}

@@ -43,15 +43,17 @@ type Limits struct {
 	CacheBytes int64
 }
 
-// DefaultExpensive is the queue in front of slots of expensive work: a
-// burst waits up to 300 ms for a slot (an agent's eight parallel searches
+// DefaultExpensive is the queue in front of slots of expensive work. One
+// client holds at most all slots but one (when there are two or more), so
+// that another client's search never waits behind a greedy client's slow
+// queries. A burst waits up to 300 ms for a slot (an agent's eight parallel searches
 // are all answered), but once the queue has not been empty for 150 ms
 // (sustained overload, not a burst) the clients with requests already
 // running or waiting wait 50 ms at most, so that what is admitted is
 // still answered fast and the rest are told to retry. At most 64 wait,
 // 16 of them from one client.
 func DefaultExpensive(slots int) ClassLimits {
-	return ClassLimits{Slots: slots, MaxWait: 300 * time.Millisecond, ShortWait: 50 * time.Millisecond,
+	return ClassLimits{Slots: slots, MaxPerClient: max(1, slots-1), MaxWait: 300 * time.Millisecond, ShortWait: 50 * time.Millisecond,
 		OverloadAfter: 150 * time.Millisecond, MaxQueue: 64, MaxQueuedPerClient: 16}
 }
 

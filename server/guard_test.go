@@ -76,7 +76,8 @@ func TestAdmissionShedsExpensiveWorkOnly(t *testing.T) {
 		}
 		io.WriteString(w, "ok")
 	})
-	s := New(Config{Limits: Limits{MaxExpensive: 2}})
+	// Every request comes from one address here: let it hold both slots.
+	s := New(Config{Limits: Limits{Expensive: ClassLimits{Slots: 2, MaxWait: 300 * time.Millisecond}}})
 	s.SetReady(Handlers{Web: slow, API: slow})
 	h := s.Handler()
 	started.Add(2)

@@ -71,7 +71,7 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "text or json")
 	fs.Float64Var(&cfg.rateLimit, "rate-limit", 20, "requests per second allowed per client IP on each surface (web pages, JSON API, MCP) and per signed-in account on the write path; 0 turns the limit off")
 	fs.IntVar(&cfg.rateBurst, "rate-burst", 60, "requests a client may make at once above --rate-limit")
-	fs.IntVar(&cfg.maxExpensive, "max-inflight", defaultMaxExpensive(), "expensive requests (searches, topic pages, exports, MCP tool calls that search) worked on at once; more wait up to 300 ms in a fair queue, then get 503; 0 turns the bound off")
+	fs.IntVar(&cfg.maxExpensive, "max-inflight", defaultMaxExpensive(), "expensive requests (searches, topic pages, exports, MCP tool calls that search) worked on at once, one client holding at most all but one; more wait up to 300 ms in a fair queue, then get 503; 0 turns the bound off")
 	fs.IntVar(&cfg.cacheMB, "cache-mb", 64, "memory for cached responses, in MiB; 0 turns the cache off")
 	fs.DurationVar(&cfg.queryTimeout, "query-timeout", engine.DefaultQueryTimeout, "longest one search may run")
 	fs.DurationVar(&cfg.shutdownDelay, "shutdown-delay", time.Second, "on SIGTERM, how long to go on accepting while /readyz says \"shutting down\", so a load balancer stops sending first")
@@ -276,14 +276,15 @@ func (m *Main) logger(level, format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: want text or json", format)
 }
 
-// defaultMaxExpensive bounds expensive work at one request per processor
-// but one, and never below one. A search is CPU work, so more at once only
-// makes each slower; and with every processor on searches, cheap requests
-// (a cached case, a health probe) and the garbage collector wait for one
-// to come free. Keeping one back held cheap requests at p99 5.3–8.4 ms under
-// twice the search capacity on two processors, against 38 ms with both on
-// searches (docs/performance.md).
-func defaultMaxExpensive() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+// defaultMaxExpensive bounds expensive work at one request per processor.
+// A search is CPU work, so more at once only makes each slower. One client
+// holds at most all the slots but one (server.DefaultExpensive), so on two
+// processors one client's searches run one at a time and the other slot is
+// there for everyone else's: a greedy client's second-long queries no
+// longer make the others wait (issue 22), and a single heavy client still
+// leaves a processor for cheap requests, as the earlier default of
+// processors − 1 did (docs/performance.md).
+func defaultMaxExpensive() int { return max(1, runtime.GOMAXPROCS(0)) }
 
 func (m *Main) runMCP(ctx context.Context, args []string) int {
 	fs := newFlagSet("mcp", m.Stderr)
