@@ -47,6 +47,11 @@ type Config struct {
 	// ("" when it does not). /readyz still answers 200, so a replica that
 	// lost its store stays in rotation for reads, and says why.
 	Degraded func() string
+	// Unready, when set, says why the library cannot take traffic for now
+	// ("" when it can): /readyz answers 503 with the reason, while
+	// requests are still served (a search index being rebuilt after a
+	// failure).
+	Unready func() string
 	// Limits bounds what clients may ask of the server; the zero value
 	// turns every guard off.
 	Limits Limits
@@ -103,6 +108,13 @@ func New(cfg Config) *Server {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintln(w, "shutting down: send requests to another replica")
 			return
+		}
+		if s.cfg.Unready != nil {
+			if why := s.cfg.Unready(); why != "" {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				fmt.Fprintln(w, "not ready:", why)
+				return
+			}
 		}
 		if s.cfg.Degraded != nil {
 			if why := s.cfg.Degraded(); why != "" {

@@ -132,3 +132,22 @@ func TestMCPInABrowser(t *testing.T) {
 		}
 	}
 }
+
+// A library that cannot take traffic for now (its index being rebuilt
+// after a failure) makes /readyz answer 503 with the reason, while
+// requests are still served.
+func TestUnreadyWhileRebuilding(t *testing.T) {
+	why := "the search index failed; rebuilding it in memory"
+	s := New(Config{Unready: func() string { return why }})
+	s.SetReady(Handlers{Web: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "page") })})
+	if code, body, _ := get(t, s.Handler(), "/readyz"); code != 503 || !strings.Contains(body, why) {
+		t.Errorf("/readyz: %d %q", code, body)
+	}
+	if code, _, _ := get(t, s.Handler(), "/cases/IL-0001"); code != 200 {
+		t.Errorf("a page while rebuilding: %d", code)
+	}
+	why = ""
+	if code, _, _ := get(t, s.Handler(), "/readyz"); code != 200 {
+		t.Errorf("/readyz after: %d", code)
+	}
+}

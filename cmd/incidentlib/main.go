@@ -41,6 +41,10 @@ type Main struct {
 	// OnListen, when set, is told the address serve listens on (tests
 	// listen on port 0 and need to learn the port).
 	OnListen func(addr string)
+
+	// indexWhere is where the engine opened by openLibrary keeps its
+	// index (a path, or memory and why).
+	indexWhere string
 }
 
 // Run runs one subcommand and returns the process exit code.

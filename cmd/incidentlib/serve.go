@@ -15,6 +15,7 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/healing"
 	"github.com/incidentlib/incidentlib/httpapi"
 	"github.com/incidentlib/incidentlib/kubegap"
 	"github.com/incidentlib/incidentlib/mcpserver"
@@ -118,8 +119,14 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	// The library is opened after the server listens; a replica over a
 	// store tells /readyz when it serves stale data.
 	var degraded atomic.Pointer[func() string]
+	var unready atomic.Pointer[*healing.Library]
 	srv := server.New(server.Config{Addr: cfg.addr, Logger: log, ShutdownDelay: cfg.shutdownDelay, ShutdownTimeout: cfg.shutdownGrace, Limits: server.Limits{
 		RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, MaxExpensive: cfg.maxExpensive, CacheBytes: int64(cfg.cacheMB) << 20,
+	}, Unready: func() string {
+		if h := unready.Load(); h != nil {
+			return (*h).Problem()
+		}
+		return ""
 	}, Degraded: func() string {
 		if f := degraded.Load(); f != nil {
 			return (*f)()
@@ -143,12 +150,13 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		f := func() string { return r.Status().Problem }
 		degraded.Store(&f)
 	}
-	if e, ok := eng.(*engine.Engine); ok {
+	if h, ok := eng.(*healing.Library); ok {
+		unready.Store(&h)
 		// A data directory that could not take the index (a full disk)
 		// costs a build at every start, not the service: say so on
 		// /readyz and in a metric an alert can watch.
 		inMemory := 0.0
-		if loc := e.IndexLocation(); strings.HasPrefix(loc, "memory (data directory") {
+		if loc := m.indexWhere; strings.HasPrefix(loc, "memory (data directory") {
 			inMemory = 1
 			f := func() string { return "index in " + loc }
 			degraded.Store(&f)
@@ -214,7 +222,23 @@ func (m *Main) openLibrary(ctx context.Context, cmd, store string, cf corpusFlag
 	if eng == nil {
 		return nil, nil, code
 	}
-	return eng, func() { eng.Close() }, exitOK
+	// An index that fails at run time (damaged under the process) is
+	// rebuilt in memory in the background while the rest is served.
+	cases, err := eng.Cases(ctx)
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "incidentlib %s: %v\n", cmd, err)
+		return nil, nil, exitProblems
+	}
+	vocab := eng.Vocabulary()
+	healed := healing.New(eng, func() { eng.Close() }, func(ctx context.Context) (incidentlib.Library, func(), error) {
+		e, err := engine.Open(ctx, vocab, cases, engine.Options{Logger: log, QueryTimeout: queryTimeout})
+		if err != nil {
+			return nil, nil, err
+		}
+		return e, func() { e.Close() }, nil
+	}, log)
+	m.indexWhere = eng.IndexLocation()
+	return healed, healed.Close, exitOK
 }
 
 // openEngine loads the corpus and opens the engine over it, printing why
