@@ -316,7 +316,7 @@ func (h *handlers) addTools(s *mcp.Server) {
 			"Use it first whenever you design, review or debug something: pass the question as you would ask it, a pasted alert or a description of the symptoms (e.g. 'our auth service fell over when a database migration made a query slow and clients retried'); no need to pick keywords. " +
 			"Cases holding every meaningful word rank first, then those holding most of them; question words carry no weight; abbreviations and synonyms (auth, k8s, DB, OOM) and vocabulary term names (retry storm, thundering herd) are understood, and recognised_terms names the terms found. " +
 			"Syntax: \"a phrase\", -word to exclude, a OR b. Narrow with facet filters (slugs, OR within a facet, AND across facets). " + facetListing + " " +
-			"Each hit gives id, title, company, date, a one-line summary, why it matched (words and fields), the library URL when the server has one, and the public source URLs. " + citeInstruction +
+			"Each hit gives id, title, company, date, a one-line summary, what it matched (words and fields), the library URL when the server has one, and its main public source; remediation: true adds what fixed each case. " + citeInstruction +
 			" For all of a case, call get_incident.",
 		InputSchema: schemaFor[SearchInput](func(p map[string]*jsonschema.Schema) {
 			p["sort"].Enum = searchSortEnum
