@@ -152,7 +152,15 @@ func (g *guard) wrap(next http.Handler, isWrite func(*http.Request) bool, webErr
 		if l := g.limiters[surface]; l != nil {
 			if ok, wait := l.Allow(httpx.ClientKey(r)); !ok {
 				g.limited.Add(1)
-				w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait.Seconds()+0.999))))
+				secs := max(1, int(wait.Seconds()+0.999))
+				w.Header().Set("Retry-After", strconv.Itoa(secs))
+				if surface == "mcp" {
+					// A tool call over the limit is told so as a tool
+					// result the model reads, like a shed one.
+					refuseCallWith(w, peekRPC(r), http.StatusTooManyRequests, secs,
+						"Too many requests from this client; this call was not run. Retry in "+strconv.Itoa(secs)+" seconds.")
+					return
+				}
 				refuse(w, r, surface, http.StatusTooManyRequests, "rate_limited",
 					"Too many requests from your address; wait for the number of seconds in Retry-After.", webError)
 				return

@@ -91,13 +91,21 @@ type readCloser struct {
 // transport failure); any other request gets a JSON-RPC error with its
 // id. Both with Retry-After.
 func refuseCall(w http.ResponseWriter, c rpcCall) {
+	refuseCallWith(w, c, http.StatusServiceUnavailable, retryAfterSeconds,
+		"The server is busy with other searches and did not run this call; retry in "+strconv.Itoa(retryAfterSeconds)+" second.")
+}
+
+// refuseCallWith answers a refused MCP request with msg: a tool result
+// with isError for a tool call, a JSON-RPC error with its id otherwise,
+// and status only when the request could not be read (no id to answer).
+func refuseCallWith(w http.ResponseWriter, c rpcCall, status, retryAfter int, msg string) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
-	msg := "The server is busy with other searches and did not run this call; retry in " + strconv.Itoa(retryAfterSeconds) + " second."
+	retryAfterSeconds := retryAfter
 	if !c.known || len(c.id) == 0 || string(c.id) == "null" {
-		w.WriteHeader(http.StatusServiceUnavailable)
+		w.WriteHeader(status)
 		json.NewEncoder(w).Encode(map[string]any{
 			"jsonrpc": "2.0", "id": nil,
 			"error": map[string]any{"code": -32000, "message": msg, "data": map[string]any{"retryAfterSeconds": retryAfterSeconds}},
