@@ -238,9 +238,11 @@ func RefusalPages(cfg Config) (func(w http.ResponseWriter, r *http.Request, stat
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	s := &server{cfg: cfg, tmpl: t, log: slog.New(slog.DiscardHandler)}
-	return func(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	// The guard's message is for the API and MCP; a page says it in its
+	// own words.
+	return func(w http.ResponseWriter, r *http.Request, status int, _ string) {
 		heading := "The library is busy"
-		msg = "Many searches are running at once and this one could not start in time."
+		msg := "Many searches are running at once and this one could not start in time."
 		if status == http.StatusTooManyRequests {
 			heading = "Too many requests"
 			msg = "Your address has sent more requests than the library answers for one reader."
