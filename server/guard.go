@@ -210,8 +210,12 @@ func (g *guard) wrap(next http.Handler, isWrite func(*http.Request) bool, webErr
 			defer cancel()
 			r = r.WithContext(ctx)
 		case surface == "mcp":
-			if call = peekRPC(r); !call.cheap() {
-				class = g.expensive
+			// Only a POST carries a call; the stateless endpoint answers
+			// anything else at once.
+			if r.Method == http.MethodPost {
+				if call = peekRPC(r); !call.cheap() {
+					class = g.expensive
+				}
 			}
 		case expensive(r):
 			class = g.expensive
