@@ -331,7 +331,9 @@ func TestOneClientKeepsASlotFree(t *testing.T) {
 // A tool call over the rate limit is told so in a tool result, as a shed
 // one is; Retry-After still says when.
 func TestRateLimitedToolCallIsAToolResult(t *testing.T) {
-	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{}}`) })
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{}}`)
+	})
 	s := New(Config{Limits: Limits{RateLimit: 0.001, RateBurst: 1}})
 	s.SetReady(Handlers{MCP: ok})
 	rpc(s.Handler(), "192.0.2.1", searchCall)
