@@ -279,7 +279,11 @@ func ValidCaseID(id string) bool { return caseIDPattern.MatchString(id) }
 // are all IL-0561. ok is false when s is not a case ID in any of them.
 func NormalizeCaseID(s string) (id string, ok bool) {
 	s = strings.ToUpper(strings.TrimSpace(s))
-	digits := strings.TrimPrefix(strings.TrimPrefix(s, "IL"), "-")
+	// "IL-0561", "IL0561" or "561"; a bare "-1" is not a case number.
+	digits := s
+	if rest, ok := strings.CutPrefix(s, "IL"); ok {
+		digits = strings.TrimPrefix(rest, "-")
+	}
 	if digits == "" || len(digits) > 4 {
 		return "", false
 	}

@@ -84,7 +84,7 @@ func TestNormalizeCaseID(t *testing.T) {
 			t.Errorf("NormalizeCaseID(%q) = %q, %v; want %q", in, got, ok, want)
 		}
 	}
-	for _, in := range []string{"", "IL-", "IL-12345", "abc", "IL-05a1", "IL--561"} {
+	for _, in := range []string{"", "IL-", "IL-12345", "abc", "IL-05a1", "IL--561", "-1", "-0561", "+1"} {
 		if got, ok := incidentlib.NormalizeCaseID(in); ok {
 			t.Errorf("NormalizeCaseID(%q) = %q, want not an ID", in, got)
 		}

@@ -35,6 +35,12 @@ import (
 //     An index whose files do not match its manifest, or that the index
 //     library cannot open (even by panicking), is rebuilt, never served.
 //   - Build directories of processes that no longer run are removed.
+//   - Indexes are named by a hash of the corpus, so `serve --cases DIR`
+//     and a plain `mcp` each have their own. Another corpus's index is
+//     removed only when no process holds it open and none has opened it
+//     for staleIndexAge.
+//   - The directory is a cache: when the build cannot be written there (a
+//     full disk), the index is built in memory and served, with a warning.
 
 // manifestName is the file, inside an index directory, listing the size
 // and CRC-32C of every other file, written when the build finished.
@@ -130,8 +136,11 @@ func verifyManifest(dir string) error {
 		if err != nil {
 			return err
 		}
-		if size != f.Size || sum != f.CRC32C {
-			return fmt.Errorf("%s does not match the manifest (size %d, want %d)", f.Name, size, f.Size)
+		switch {
+		case size != f.Size:
+			return fmt.Errorf("%s does not match the manifest: %d bytes, the manifest says %d", f.Name, size, f.Size)
+		case sum != f.CRC32C:
+			return fmt.Errorf("%s does not match the manifest: its checksum (CRC-32C %08x) differs from the manifest's (%08x) at the same size", f.Name, sum, f.CRC32C)
 		}
 	}
 	return nil
@@ -245,4 +254,105 @@ func safeDocNumbers(idx bleve.Index, byID map[string]int) (out []int32, err erro
 		}
 	}()
 	return docNumbers(idx, byID)
+}
+
+// diskFault, set only by tests, makes a stage of the build on disk fail as
+// a full or failing disk would.
+var diskFault func(stage string) error
+
+func faultAt(stage string) error {
+	if diskFault != nil {
+		return diskFault(stage)
+	}
+	return nil
+}
+
+// shortErr is an error's text cut to a length fit for a status line.
+func shortErr(err error) string {
+	s := err.Error()
+	if errors.Is(err, syscall.ENOSPC) {
+		return "no space left on device"
+	}
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return s
+}
+
+// staleIndexAge: an index of another corpus that no process has opened for
+// this long is removed when a new index is built. Indexes of different
+// corpora (serve --cases DIR, a plain mcp) share one directory, so an
+// index is never removed merely for being another corpus's, nor while a
+// process holds it open.
+const staleIndexAge = 7 * 24 * time.Hour
+
+// usedMark names the file beside an index whose modification time says
+// when the index was last opened (beside it, not in it: the index's own
+// files are exactly those of its manifest).
+func usedMark(dir string) string {
+	return filepath.Join(filepath.Dir(dir), "last-used-"+filepath.Base(dir))
+}
+
+// markUsed records that the index at dir was opened now. In a read-only
+// directory it fails, which only makes the index look older.
+func markUsed(dir string) {
+	p := usedMark(dir)
+	now := time.Now()
+	if os.Chtimes(p, now, now) != nil {
+		if f, err := os.Create(p); err == nil {
+			f.Close()
+		}
+	}
+}
+
+// lastUsed is when the index at dir was last opened (its manifest's time
+// when it never was marked).
+func lastUsed(dir string) time.Time {
+	for _, p := range []string{usedMark(dir), filepath.Join(dir, manifestName)} {
+		if info, err := os.Stat(p); err == nil {
+			return info.ModTime()
+		}
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return time.Time{}
+	}
+	return info.ModTime()
+}
+
+// inUse reports whether a process holds the index at dir open: every
+// reader holds a shared lock on its store file.
+func inUse(dir string) bool {
+	f, err := os.OpenFile(filepath.Join(dir, "store", "root.bolt"), os.O_RDONLY, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return true
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
+// removeStaleIndexes deletes the indexes of other corpora that no process
+// holds open and none has opened for staleIndexAge.
+func removeStaleIndexes(dataDir, keep string, log interface{ Info(string, ...any) }) {
+	entries, err := os.ReadDir(dataDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "index-") || e.Name() == keep || strings.Contains(e.Name(), ".building-") {
+			continue
+		}
+		dir := filepath.Join(dataDir, e.Name())
+		if time.Since(lastUsed(dir)) < staleIndexAge || inUse(dir) {
+			continue
+		}
+		if os.RemoveAll(dir) == nil {
+			os.Remove(usedMark(dir))
+			log.Info("removed an index no process has used for a week", "index", dir)
+		}
+	}
 }

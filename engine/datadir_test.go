@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -305,4 +306,64 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+// A data directory whose file system is full (simulated: every write of
+// the build fails with ENOSPC) gives an engine that serves from memory
+// and says so, not an error (issue 22: serve and mcp exited 1 at every
+// start).
+func TestFullDataDirServesFromMemory(t *testing.T) {
+	for _, stage := range []string{"build", "manifest"} {
+		t.Run(stage, func(t *testing.T) {
+			defer engine.SetDiskFault(func(s string) error {
+				if s == stage {
+					return &os.PathError{Op: "write", Path: "index", Err: syscall.ENOSPC}
+				}
+				return nil
+			})()
+			dir := t.TempDir()
+			e := openWithin(t, dir)
+			defer e.Close()
+			if loc := e.IndexLocation(); !strings.HasPrefix(loc, "memory") || !strings.Contains(loc, "no space left") {
+				t.Errorf("location %q", loc)
+			}
+			checkServes(t, e)
+			if m, _ := filepath.Glob(filepath.Join(dir, "index-*")); len(m) != 0 {
+				t.Errorf("left behind %v", m)
+			}
+		})
+	}
+}
+
+// Two corpora in one data directory (serve --cases DIR and a plain mcp)
+// keep each other's index: neither is removed while in use, nor soon
+// after (issue 22: each deleted the other's at every start).
+func TestTwoCorporaKeepEachOthersIndex(t *testing.T) {
+	dir := t.TempDir()
+	all := fixture()
+	open := func(cases []*incidentlib.Case) *engine.Engine {
+		e, err := engine.Open(context.Background(), vocab(t), cases, engine.Options{DataDir: dir, Logger: testLogger(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	a := open(all)
+	b := open(all[1:])
+	if b.IndexReused() {
+		t.Fatal("a different corpus reused the index")
+	}
+	checkServes(t, a)
+	a.Close()
+	b.Close()
+	a = open(all)
+	defer a.Close()
+	if !a.IndexReused() {
+		t.Error("the first corpus's index was removed when the second was built")
+	}
+	b = open(all[1:])
+	defer b.Close()
+	if !b.IndexReused() {
+		t.Error("the second corpus's index was removed")
+	}
 }

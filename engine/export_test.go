@@ -50,3 +50,10 @@ func (e *Engine) SnippetsWithAndWithoutPrefilter(c *incidentlib.Case, text strin
 	terms := pl.snippetTerms()
 	return e.snippetsFiltered(c, terms, false, true), e.snippetsFiltered(c, terms, false, false)
 }
+
+// SetDiskFault makes the stages of the build on disk fail as f says; the
+// returned function undoes it.
+func SetDiskFault(f func(stage string) error) (undo func()) {
+	diskFault = f
+	return func() { diskFault = nil }
+}

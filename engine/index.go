@@ -154,6 +154,7 @@ func openIndex(ctx context.Context, cases []*incidentlib.Case, dataDir string, l
 			idx, err := openReadOnly(final, len(cases))
 			switch {
 			case err == nil:
+				markUsed(final)
 				return idx, true, final, nil
 			case isLockTimeout(err):
 				log.Warn("another process holds the index lock for writing (an older incidentlib?); building the index in memory instead",
@@ -172,20 +173,36 @@ func openIndex(ctx context.Context, cases []*incidentlib.Case, dataDir string, l
 		return inMemory("data directory not writable")
 	}
 	defer os.RemoveAll(tmp)
+	// The data directory is a cache: a build that cannot be written there
+	// (a full disk, a failing one) is built in memory instead, and served.
+	toMemory := func(err error) (bleve.Index, bool, string, error) {
+		if ctx.Err() != nil {
+			return nil, false, "", ctx.Err()
+		}
+		log.Warn("cannot write the index to the data directory (full disk?); building it in memory", "dir", dataDir, "err", err)
+		os.RemoveAll(tmp)
+		return inMemory("data directory not writable: " + shortErr(err))
+	}
 	path := filepath.Join(tmp, "index")
+	if err := faultAt("build"); err != nil {
+		return toMemory(err)
+	}
 	idx, err = bleve.New(path, newMapping())
 	if err != nil {
-		return nil, false, "", err
+		return toMemory(err)
 	}
 	if err := fillIndex(ctx, idx, cases); err != nil {
 		idx.Close()
-		return nil, false, "", err
+		return toMemory(err)
 	}
 	if err := idx.Close(); err != nil {
-		return nil, false, "", err
+		return toMemory(err)
+	}
+	if err := faultAt("manifest"); err != nil {
+		return toMemory(err)
 	}
 	if err := writeManifest(path); err != nil {
-		return nil, false, "", fmt.Errorf("data directory: %w", err)
+		return toMemory(err)
 	}
 	// A damaged index in the way is moved aside first: another process
 	// may still have its files open, which is safe once they are unlinked.
@@ -200,27 +217,15 @@ func openIndex(ctx context.Context, cases []*incidentlib.Case, dataDir string, l
 		if idx, oerr := openReadOnly(final, len(cases)); oerr == nil && verifyManifest(final) == nil {
 			return idx, true, final, nil
 		}
-		return nil, false, "", fmt.Errorf("data directory: %w", err)
+		return toMemory(err)
 	}
-	removeStaleIndexes(dataDir, name)
+	removeStaleIndexes(dataDir, name, log)
 	idx, err = openReadOnly(final, len(cases))
 	if err != nil {
 		return nil, false, "", err
 	}
+	markUsed(final)
 	return idx, false, final, nil
-}
-
-// removeStaleIndexes deletes indexes of other corpus versions.
-func removeStaleIndexes(dataDir, keep string) {
-	entries, err := os.ReadDir(dataDir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), "index-") && e.Name() != keep && !strings.Contains(e.Name(), ".building-") {
-			os.RemoveAll(filepath.Join(dataDir, e.Name()))
-		}
-	}
 }
 
 func fillIndex(ctx context.Context, idx bleve.Index, cases []*incidentlib.Case) error {

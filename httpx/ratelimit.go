@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // DefaultMaxClients bounds how many clients a RateLimiter remembers. At
@@ -16,8 +18,10 @@ import (
 const DefaultMaxClients = 10000
 
 // RateLimiter is a token bucket per client: each client may make burst
-// requests at once and rate requests per second after that. It remembers at
-// most MaxClients clients; when full it forgets the one seen longest ago.
+// requests at once and rate requests per second after that. The bucket is
+// golang.org/x/time/rate's; what is ours is the table of clients, which
+// that package does not have: it remembers at most MaxClients clients, and
+// when full it forgets the one seen longest ago.
 // Forgetting a client only ever gives it a fresh bucket, so eviction can
 // make the limiter more lenient, never wrongly strict.
 //
@@ -39,9 +43,9 @@ type RateLimiter struct {
 }
 
 type bucket struct {
-	key    string
-	tokens float64
-	last   time.Time
+	key  string
+	lim  *rate.Limiter
+	last time.Time // last request, for eviction
 }
 
 // NewRateLimiter returns a limiter allowing rate requests per second per
@@ -108,22 +112,22 @@ func (l *RateLimiter) Allow(key string) (ok bool, retryAfter time.Duration) {
 	if e, found := l.clients[key]; found {
 		l.lru.MoveToFront(e)
 		b = e.Value.(*bucket)
-		// A clock that steps back (or a monotonic reading equal to the
-		// last) adds nothing and takes nothing away.
-		if elapsed := now.Sub(b.last); elapsed > 0 {
-			b.tokens = math.Min(l.burst, b.tokens+elapsed.Seconds()*l.rate)
+		if now.After(b.last) {
 			b.last = now
 		}
 	} else {
-		b = &bucket{key: key, tokens: l.burst, last: now}
+		b = &bucket{key: key, lim: rate.NewLimiter(rate.Limit(l.rate), int(l.burst)), last: now}
 		l.clients[key] = l.lru.PushFront(b)
 		l.evict(now)
 	}
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
+	// A clock that steps back takes nothing away and adds nothing: the
+	// limiter reads a time before its last as its last.
+	r := b.lim.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, d
 	}
-	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
+	return true, 0
 }
 
 // evict drops clients whose bucket has refilled (they are no different from

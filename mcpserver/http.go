@@ -156,7 +156,8 @@ func refuse(w http.ResponseWriter, status int, msg string) {
 func ServeStdio(ctx context.Context, lib incidentlib.Library, cfg Config, in io.Reader, out io.Writer) error {
 	srv := NewServer(lib, cfg)
 	pipe := newDrainingPipe()
-	err := srv.Run(ctx, &mcp.IOTransport{Reader: pipe.reader(ctx, in), Writer: pipe.writer(out)})
+	w := pipe.writer(out) // first: the reader may answer bad lines at once
+	err := srv.Run(ctx, &mcp.IOTransport{Reader: pipe.reader(ctx, in), Writer: w})
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}

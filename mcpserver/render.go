@@ -280,8 +280,11 @@ func writeHits(b *strings.Builder, hits []CaseHit) {
 		if c.URL != "" {
 			fmt.Fprintf(b, "   %s\n", c.URL)
 		}
-		if len(c.SourceURLs) > 0 {
-			fmt.Fprintf(b, "   Source: %s\n", strings.Join(c.SourceURLs, " · "))
+		if c.Source != "" {
+			fmt.Fprintf(b, "   Source: %s\n", c.Source)
+		}
+		for _, r := range c.Remediation {
+			fmt.Fprintf(b, "   Fix: %s\n", r)
 		}
 	}
 }

@@ -140,6 +140,10 @@ It can also audit Kubernetes manifests: audit_kubernetes takes their YAML as tex
 
 // NewServer returns the MCP server over lib: the tools, the resources and
 // the prompts. The same server may serve any number of sessions at once.
+// resourcePageSize is how many items one list answer holds (resources,
+// and the tool and prompt lists, which are far shorter).
+const resourcePageSize = 100
+
 func NewServer(lib incidentlib.Library, cfg Config) *mcp.Server {
 	cfg = cfg.withDefaults()
 	h := &handlers{lib: lib, cfg: cfg, log: cfg.Logger, checks: cfg.Checks, auditSlots: make(chan struct{}, cfg.MaxConcurrentAudits),
@@ -166,6 +170,10 @@ func NewServer(lib incidentlib.Library, cfg Config) *mcp.Server {
 			Logging: &mcp.LoggingCapabilities{},
 		},
 		SchemaCache: mcp.NewSchemaCache(),
+		// resources/list answers in pages of 100 (a case each, with its
+		// title and description): the whole corpus in one answer was
+		// 245 KB.
+		PageSize: resourcePageSize,
 		// Suggests case IDs and component slugs for prompt arguments.
 		CompletionHandler: h.complete,
 	})

@@ -43,14 +43,18 @@ type SearchInput struct {
 	Sort   string `json:"sort,omitempty" jsonschema:"relevance (default), newest, oldest, or longest (longest time to resolve first)"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"cases per page, 1 to 50; default 10"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous call with the same arguments, for the next page"`
+	// Remediation adds each hit's remediation, saving a get_incident per
+	// case when the question is what fixed them.
+	Remediation bool `json:"remediation,omitempty" jsonschema:"true to include each case's remediation (what fixed it) in the hits"`
 }
 
 // ListInput is the input of list_incidents.
 type ListInput struct {
 	Filters
-	Sort   string `json:"sort,omitempty" jsonschema:"newest (default), oldest, or longest (longest time to resolve first)"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"cases per page, 1 to 50; default 20"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous call with the same arguments, for the next page"`
+	Sort        string `json:"sort,omitempty" jsonschema:"newest (default), oldest, or longest (longest time to resolve first)"`
+	Limit       int    `json:"limit,omitempty" jsonschema:"cases per page, 1 to 50; default 20"`
+	Cursor      string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous call with the same arguments, for the next page"`
+	Remediation bool   `json:"remediation,omitempty" jsonschema:"true to include each case's remediation (what fixed it) in the hits"`
 }
 
 // IDInput names one case.
@@ -81,19 +85,20 @@ type VocabInput struct {
 // CaseHit is one case in a list of cases. Everything in it is plain text:
 // the Markdown is in the text content only.
 type CaseHit struct {
-	ID         string        `json:"id"`
-	Title      string        `json:"title"`
-	Company    string        `json:"company"`
-	Date       string        `json:"date" jsonschema:"when impact began: a day (2026-08-24), or only a month or a year where the source gives no more"`
-	Summary    string        `json:"summary" jsonschema:"the first sentence of the case's summary"`
-	RootCause  string        `json:"root_cause,omitempty" jsonschema:"root-cause slug; absent when the source does not disclose one"`
-	Why        string        `json:"why,omitempty" jsonschema:"why this case is in the list, in plain words: the query words it holds and where, or the reasons it is related"`
-	Excerpt    string        `json:"excerpt,omitempty" jsonschema:"the case text around the first match, plain"`
-	Matched    []MatchReason `json:"matched,omitempty" jsonschema:"each query word or phrase the case holds, how and in which fields"`
-	Terms      []TermRef     `json:"terms,omitempty" jsonschema:"vocabulary terms the query names that this case is tagged with"`
-	Shared     []SharedTerm  `json:"shared,omitempty" jsonschema:"similar_incidents only: the terms both cases carry, weightiest first"`
-	URL        string        `json:"url,omitempty" jsonschema:"the case's page in the library; absent when the server was started without a base URL"`
-	SourceURLs []string      `json:"source_urls" jsonschema:"the public sources the case rests on (postmortems, status pages); cite them"`
+	ID          string        `json:"id"`
+	Title       string        `json:"title"`
+	Company     string        `json:"company"`
+	Date        string        `json:"date" jsonschema:"when impact began: a day (2026-08-24), or only a month or a year where the source gives no more"`
+	Summary     string        `json:"summary" jsonschema:"the first sentence of the case's summary"`
+	RootCause   string        `json:"root_cause,omitempty" jsonschema:"root-cause slug; absent when the source does not disclose one"`
+	Why         string        `json:"why,omitempty" jsonschema:"why this case is in the list, in plain words: the query words it holds and where, or the reasons it is related"`
+	Excerpt     string        `json:"excerpt,omitempty" jsonschema:"the case text around the first match, plain"`
+	Matched     []MatchReason `json:"matched,omitempty" jsonschema:"each query word or phrase the case holds, how and in which fields"`
+	Terms       []TermRef     `json:"terms,omitempty" jsonschema:"vocabulary terms the query names that this case is tagged with"`
+	Shared      []SharedTerm  `json:"shared,omitempty" jsonschema:"similar_incidents only: the terms both cases carry, weightiest first"`
+	URL         string        `json:"url,omitempty" jsonschema:"the case's page in the library; absent when the server was started without a base URL"`
+	Source      string        `json:"source,omitempty" jsonschema:"the case's main public source: the company's own write-up or status page when there is one; cite it (get_incident lists every source)"`
+	Remediation []string      `json:"remediation,omitempty" jsonschema:"what was done to fix it and prevent a recurrence; only when the call asked for remediation"`
 
 	md string // the excerpt with matches in Markdown bold, for the text content
 }
@@ -262,6 +267,23 @@ func plainTypes(s *jsonschema.Schema) {
 	plainTypes(s.Items)
 }
 
+// outputSchema is T's schema with plain types (no ["null","array"]: every
+// list in an answer is a list, empty rather than null) and without the
+// properties a tool never fills: drop names them, "cases.why" for a
+// property of a list's items. So each tool declares what it returns.
+func outputSchema[T any](drop ...string) *jsonschema.Schema {
+	s := schemaFor[T](nil)
+	for _, d := range drop {
+		target, name := s, d
+		if parent, child, ok := strings.Cut(d, "."); ok {
+			target, name = s.Properties[parent].Items, child
+		}
+		delete(target.Properties, name)
+		target.Required = slices.DeleteFunc(target.Required, func(r string) bool { return r == name })
+	}
+	return s
+}
+
 func bound(s *jsonschema.Schema, lo, hi float64) {
 	s.Minimum, s.Maximum = &lo, &hi
 }
@@ -294,7 +316,7 @@ func (h *handlers) addTools(s *mcp.Server) {
 			"Use it first whenever you design, review or debug something: pass the question as you would ask it, a pasted alert or a description of the symptoms (e.g. 'our auth service fell over when a database migration made a query slow and clients retried'); no need to pick keywords. " +
 			"Cases holding every meaningful word rank first, then those holding most of them; question words carry no weight; abbreviations and synonyms (auth, k8s, DB, OOM) and vocabulary term names (retry storm, thundering herd) are understood, and recognised_terms names the terms found. " +
 			"Syntax: \"a phrase\", -word to exclude, a OR b. Narrow with facet filters (slugs, OR within a facet, AND across facets). " + facetListing + " " +
-			"Each hit gives id, title, company, date, a one-line summary, why it matched (words and fields), the library URL when the server has one, and the public source URLs. " + citeInstruction +
+			"Each hit gives id, title, company, date, a one-line summary, what it matched (words and fields), the library URL when the server has one, and its main public source; remediation: true adds what fixed each case. " + citeInstruction +
 			" For all of a case, call get_incident.",
 		InputSchema: schemaFor[SearchInput](func(p map[string]*jsonschema.Schema) {
 			p["sort"].Enum = searchSortEnum
@@ -303,7 +325,8 @@ func (h *handlers) addTools(s *mcp.Server) {
 			p["query"].MaxLength = &n
 			filterBounds(p)
 		}),
-		Annotations: readOnly("Search incidents"),
+		OutputSchema: outputSchema[CasePage]("cases.shared", "cases.why"),
+		Annotations:  readOnly("Search incidents"),
 	}), h.searchIncidents)
 
 	mcp.AddTool(s, h.tool(&mcp.Tool{
@@ -316,7 +339,8 @@ func (h *handlers) addTools(s *mcp.Server) {
 			bound(p["limit"], 1, maxLimit)
 			filterBounds(p)
 		}),
-		Annotations: readOnly("List incidents"),
+		OutputSchema: outputSchema[CasePage]("fuzzy", "partial", "complete", "recognised_terms", "unmatched", "suggestions", "cases.why", "cases.excerpt", "cases.matched", "cases.terms", "cases.shared"),
+		Annotations:  readOnly("List incidents"),
 	}), h.listIncidents)
 
 	mcp.AddTool(s, h.tool(&mcp.Tool{
@@ -324,8 +348,9 @@ func (h *handlers) addTools(s *mcp.Server) {
 		Title: "Get an incident",
 		Description: "Returns one whole case by ID (IL-0561): timeline, impact, summary, symptoms, trigger, root cause, components, contributing factors, detection, remediation, action items, lessons and sources. " +
 			"Use it after search_incidents, list_incidents or similar_incidents to read a case before you rely on it. The same text is the resource incident://<id>. " + citeInstruction,
-		InputSchema: schemaFor[IDInput](nil),
-		Annotations: readOnly("Get an incident"),
+		InputSchema:  schemaFor[IDInput](nil),
+		OutputSchema: outputSchema[CaseDetail](),
+		Annotations:  readOnly("Get an incident"),
 	}), h.getIncident)
 
 	mcp.AddTool(s, h.tool(&mcp.Tool{
@@ -336,7 +361,8 @@ func (h *handlers) addTools(s *mcp.Server) {
 		InputSchema: schemaFor[SimilarInput](func(p map[string]*jsonschema.Schema) {
 			bound(p["limit"], 1, maxSimilarLimit)
 		}),
-		Annotations: readOnly("Similar incidents"),
+		OutputSchema: outputSchema[SimilarOutput]("similar.excerpt", "similar.matched", "similar.terms", "similar.remediation"),
+		Annotations:  readOnly("Similar incidents"),
 	}), h.similarIncidents)
 
 	mcp.AddTool(s, h.tool(&mcp.Tool{
@@ -348,7 +374,8 @@ func (h *handlers) addTools(s *mcp.Server) {
 			p["facet"].Enum = facetEnum
 			bound(p["limit"], 1, maxLimit)
 		}),
-		Annotations: readOnly("Get a topic"),
+		OutputSchema: outputSchema[TopicOutput]("fuzzy", "partial", "complete", "recognised_terms", "unmatched", "suggestions", "cases.why", "cases.excerpt", "cases.matched", "cases.terms", "cases.shared", "cases.remediation"),
+		Annotations:  readOnly("Get a topic"),
 	}), h.getTopic)
 
 	mcp.AddTool(s, h.tool(&mcp.Tool{
@@ -359,7 +386,8 @@ func (h *handlers) addTools(s *mcp.Server) {
 		InputSchema: schemaFor[VocabInput](func(p map[string]*jsonschema.Schema) {
 			p["facet"].Enum = facetEnum
 		}),
-		Annotations: readOnly("Vocabulary"),
+		OutputSchema: outputSchema[VocabOutput](),
+		Annotations:  readOnly("Vocabulary"),
 	}), h.vocab)
 }
 
@@ -376,8 +404,17 @@ func (h *handlers) searchIncidents(ctx context.Context, _ *mcp.CallToolRequest, 
 	if err != nil {
 		return nil, nil, h.toolErr(err)
 	}
+	if in.Remediation {
+		h.withRemediation(ctx, page)
+	}
 	// The page's own result says what the query meant; runQuery kept it.
-	return textResult(renderPage(fmt.Sprintf("matching %q", in.Query), page, "search_incidents")), page, nil
+	text := renderPage(fmt.Sprintf("matching %q", in.Query), page, "search_incidents")
+	// In the structured answer, matched says what why says in words (the
+	// text answer keeps the words): once is enough.
+	for i := range page.Cases {
+		page.Cases[i].Why = ""
+	}
+	return textResult(text), page, nil
 }
 
 func (h *handlers) listIncidents(ctx context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, *CasePage, error) {
@@ -389,6 +426,9 @@ func (h *handlers) listIncidents(ctx context.Context, _ *mcp.CallToolRequest, in
 	page, err := h.runQuery(ctx, "list_incidents", q, in.Limit, defaultListLimit, in.Cursor)
 	if err != nil {
 		return nil, nil, h.toolErr(err)
+	}
+	if in.Remediation {
+		h.withRemediation(ctx, page)
 	}
 	what := "in the library"
 	if !filters.IsZero() {
@@ -473,21 +513,42 @@ func (h *handlers) casePage(res *incidentlib.SearchResult, key string) *CasePage
 
 func (h *handlers) caseHit(c *incidentlib.Case) CaseHit {
 	ch := CaseHit{
-		ID:         c.ID,
-		Title:      c.Title,
-		Company:    c.Company,
-		Date:       caseDate(c),
-		Summary:    firstSentence(c.Summary, 240),
-		RootCause:  c.RootCause,
-		URL:        h.caseURL(c.ID),
-		SourceURLs: []string{},
+		ID:        c.ID,
+		Title:     c.Title,
+		Company:   c.Company,
+		Date:      caseDate(c),
+		Summary:   firstSentence(c.Summary, 240),
+		RootCause: c.RootCause,
+		URL:       h.caseURL(c.ID),
+		Source:    mainSource(c),
+	}
+	return ch
+}
+
+// mainSource is the source a hit cites: the company's own (status page,
+// blog, report, forum), else the first listed. A hit carries one source, not
+// every one (up to seven): get_incident lists them all.
+func mainSource(c *incidentlib.Case) string {
+	for _, s := range c.Sources {
+		if s.URL != "" && strings.HasPrefix(s.Type, "official-") {
+			return s.URL
+		}
 	}
 	for _, s := range c.Sources {
 		if s.URL != "" {
-			ch.SourceURLs = append(ch.SourceURLs, s.URL)
+			return s.URL
 		}
 	}
-	return ch
+	return ""
+}
+
+// withRemediation adds each hit's remediation.
+func (h *handlers) withRemediation(ctx context.Context, page *CasePage) {
+	for i := range page.Cases {
+		if c, err := h.lib.FindCaseByID(ctx, page.Cases[i].ID); err == nil && len(c.Remediation) > 0 {
+			page.Cases[i].Remediation = append([]string{}, c.Remediation...)
+		}
+	}
 }
 
 func (h *handlers) getIncident(ctx context.Context, _ *mcp.CallToolRequest, in IDInput) (*mcp.CallToolResult, *CaseDetail, error) {

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"html"
 	"net/http"
 	"strconv"
@@ -22,21 +24,55 @@ type Limits struct {
 	RateLimit float64
 	RateBurst int
 	// MaxExpensive bounds the expensive requests (searches, topic and
-	// chart pages, exports, MCP calls) being worked on at once. One over
-	// the bound is refused at once with 503 and Retry-After: a queue
-	// would only turn overload into latency for everyone.
+	// chart pages, exports, MCP tool calls that search) worked on at
+	// once. More wait in a short, fair queue (Expensive) and are refused
+	// with 503 and Retry-After when no slot comes free in time.
 	MaxExpensive int
+	// Expensive tunes that queue; its zero value takes
+	// DefaultExpensive(MaxExpensive).
+	Expensive ClassLimits
+	// Write bounds the requests of the store's write path (drafts,
+	// reviews, publishing, accounts): they have their own slots, so a
+	// stuck database never holds a search slot, nor a search a write.
+	// Its zero value takes DefaultWrite.
+	Write ClassLimits
+	// WriteTimeout is the deadline given to each write-path request's
+	// context; 0 means DefaultWriteTimeout.
+	WriteTimeout time.Duration
 	// CacheBytes bounds the memory of the response cache.
 	CacheBytes int64
 }
 
-// guard holds the per-surface rate limiters, the admission bound and the
+// DefaultExpensive is the queue in front of slots of expensive work. One
+// client holds at most all slots but one (when there are two or more), so
+// that another client's search never waits behind a greedy client's slow
+// queries. A burst waits up to 300 ms for a slot (an agent's eight parallel searches
+// are all answered), but once the queue has not been empty for 150 ms
+// (sustained overload, not a burst) the clients with requests already
+// running or waiting wait 50 ms at most, so that what is admitted is
+// still answered fast and the rest are told to retry. At most 64 wait,
+// 16 of them from one client.
+func DefaultExpensive(slots int) ClassLimits {
+	return ClassLimits{Slots: slots, MaxPerClient: max(1, slots-1), MaxWait: 300 * time.Millisecond, ShortWait: 50 * time.Millisecond,
+		OverloadAfter: 150 * time.Millisecond, MaxQueue: 64, MaxQueuedPerClient: 16}
+}
+
+// DefaultWrite is the write path's own budget: four at once (they wait
+// on the database, not the processor), waiting up to a second for a slot.
+var DefaultWrite = ClassLimits{Slots: 4, MaxWait: time.Second, MaxQueue: 32, MaxQueuedPerClient: 8}
+
+// DefaultWriteTimeout bounds a write-path request: a database that does
+// not answer in that time gets the request an error, not a hung client.
+const DefaultWriteTimeout = 15 * time.Second
+
+// guard holds the per-surface rate limiters, the admission queues and the
 // response cache.
 type guard struct {
-	limiters map[string]*httpx.RateLimiter // by surface
-	slots    chan struct{}                 // nil: no bound
-	waiters  chan struct{}                 // requests waiting out admitGrace; as many as slots
-	cache    *responseCache
+	limiters     map[string]*httpx.RateLimiter // by surface
+	expensive    *admission                    // nil: no bound
+	write        *admission                    // nil: no bound
+	writeTimeout time.Duration
+	cache        *responseCache
 
 	// pending coalesces identical cacheable requests: while one builds
 	// the answer, the others wait for it instead of each taking a slot
@@ -45,7 +81,6 @@ type guard struct {
 	pending   map[string]chan struct{}
 
 	inFlight atomic.Int64
-	shed     atomic.Uint64
 	limited  atomic.Uint64
 }
 
@@ -56,9 +91,21 @@ func newGuard(l Limits) *guard {
 			g.limiters[s] = httpx.NewRateLimiter(l.RateLimit, l.RateBurst)
 		}
 	}
-	if l.MaxExpensive > 0 {
-		g.slots = make(chan struct{}, l.MaxExpensive)
-		g.waiters = make(chan struct{}, l.MaxExpensive)
+	exp := l.Expensive
+	if exp.Slots == 0 && l.MaxExpensive > 0 {
+		exp = DefaultExpensive(l.MaxExpensive)
+	}
+	if exp.Slots > 0 {
+		g.expensive = newAdmission(exp)
+	}
+	w := l.Write
+	if w.Slots == 0 {
+		w = DefaultWrite
+	}
+	g.write = newAdmission(w)
+	g.writeTimeout = l.WriteTimeout
+	if g.writeTimeout <= 0 {
+		g.writeTimeout = DefaultWriteTimeout
 	}
 	return g
 }
@@ -92,7 +139,11 @@ func expensive(r *http.Request) bool {
 // wrap puts the guards in front of next: the rate limit first (every
 // request counts, cached or not), then the cache, then the admission
 // bound for what the cache could not answer.
-func (g *guard) wrap(next http.Handler) http.Handler {
+//
+// Cheap requests (health, cached answers, a case by ID, MCP's initialize
+// and lists) take no slot and never wait behind searches; the store's
+// write path (isWrite) has slots of its own and a deadline.
+func (g *guard) wrap(next http.Handler, isWrite func(*http.Request) bool, webError WebErrorFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		surface := routeGroup(r.URL.Path)
 		if surface == "static" {
@@ -101,9 +152,17 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		if l := g.limiters[surface]; l != nil {
 			if ok, wait := l.Allow(httpx.ClientKey(r)); !ok {
 				g.limited.Add(1)
-				w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait.Seconds()+0.999))))
+				secs := max(1, int(wait.Seconds()+0.999))
+				w.Header().Set("Retry-After", strconv.Itoa(secs))
+				if surface == "mcp" {
+					// A tool call over the limit is told so as a tool
+					// result the model reads, like a shed one.
+					refuseCallWith(w, peekRPC(r), http.StatusTooManyRequests, secs,
+						"Too many requests from this client; this call was not run. Retry in "+strconv.Itoa(secs)+" seconds.")
+					return
+				}
 				refuse(w, r, surface, http.StatusTooManyRequests, "rate_limited",
-					"Too many requests from your address; wait for the number of seconds in Retry-After.")
+					"Too many requests from your address; wait for the number of seconds in Retry-After.", webError)
 				return
 			}
 		}
@@ -142,15 +201,44 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 				cacheable = false
 			}
 		}
-		if g.slots != nil && expensive(r) {
-			if !g.admit(r) {
-				g.shed.Add(1)
-				w.Header().Set("Retry-After", "1")
-				refuse(w, r, surface, http.StatusServiceUnavailable, "busy",
-					"The server is busy with other searches; retry in a second.")
+		var class *admission
+		var call rpcCall
+		switch {
+		case isWrite != nil && isWrite(r):
+			class = g.write
+			ctx, cancel := context.WithTimeout(r.Context(), g.writeTimeout)
+			defer cancel()
+			r = r.WithContext(ctx)
+		case surface == "mcp":
+			// Only a POST carries a call; the stateless endpoint answers
+			// anything else at once.
+			if r.Method == http.MethodPost {
+				if call = peekRPC(r); !call.cheap() {
+					class = g.expensive
+				}
+			}
+		case expensive(r):
+			class = g.expensive
+		}
+		if class != nil {
+			release := class.acquire(r.Context(), httpx.ClientKey(r))
+			if release == nil {
+				if r.Context().Err() != nil && !errors.Is(r.Context().Err(), context.DeadlineExceeded) {
+					return // the client left while it waited
+				}
+				w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+				if surface == "mcp" {
+					refuseCall(w, call)
+					return
+				}
+				msg := "The server is busy with other searches; retry in a second."
+				if class == g.write {
+					msg = "The server is busy with other changes; retry in a second."
+				}
+				refuse(w, r, surface, http.StatusServiceUnavailable, "busy", msg, webError)
 				return
 			}
-			defer func() { <-g.slots }()
+			defer release()
 		}
 		g.inFlight.Add(1)
 		defer g.inFlight.Add(-1)
@@ -167,40 +255,9 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 	})
 }
 
-// admitGrace is how long a request may wait for a slot of expensive work
-// that is about to come free. A slot is released when its handler returns,
-// which is after the client has its answer: a client that asks again at
-// once (an agent's next tool call, a script's next page) races that
-// release, and with one slot it lost often enough to see 503s while it was
-// the only client. The wait is bounded in time and in number (no more
-// waiters than slots), so it is not a queue: under overload the rest are
-// refused at once, and a waiter is refused after admitGrace.
-const admitGrace = 25 * time.Millisecond
-
-// admit takes a slot of expensive work, waiting at most admitGrace for one.
-func (g *guard) admit(r *http.Request) bool {
-	select {
-	case g.slots <- struct{}{}:
-		return true
-	default:
-	}
-	select {
-	case g.waiters <- struct{}{}:
-		defer func() { <-g.waiters }()
-	default:
-		return false
-	}
-	t := time.NewTimer(admitGrace)
-	defer t.Stop()
-	select {
-	case g.slots <- struct{}{}:
-		return true
-	case <-t.C:
-		return false
-	case <-r.Context().Done():
-		return false
-	}
-}
+// retryAfterSeconds is what a refused client is told to wait: the queue
+// turns over many times a second, so a second is enough.
+const retryAfterSeconds = 1
 
 // serveCached answers from the cache. A matching If-None-Match is
 // answered 304 before any body is touched.
@@ -270,7 +327,11 @@ func (c *captureWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 // refuse answers a request the guards turned away, in the shape of its
 // surface: an RFC 9457 problem for the JSON API (as its own errors are), a
 // JSON-RPC error for MCP, a short page for the web.
-func refuse(w http.ResponseWriter, r *http.Request, surface string, status int, code, msg string) {
+// WebErrorFunc writes a refusal of the web surface as a page in the site's
+// layout.
+type WebErrorFunc func(w http.ResponseWriter, r *http.Request, status int, msg string)
+
+func refuse(w http.ResponseWriter, r *http.Request, surface string, status int, code, msg string, webError WebErrorFunc) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -291,6 +352,10 @@ func refuse(w http.ResponseWriter, r *http.Request, surface string, status int, 
 			"error": map[string]any{"code": -32000, "message": msg},
 		})
 	default:
+		if webError != nil {
+			webError(w, r, status, msg)
+			return
+		}
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(status)
 		w.Write([]byte("<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>" + http.StatusText(status) +

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Handlers are the protocol handlers the server routes to.
@@ -29,7 +31,12 @@ type Handlers struct {
 	MCP http.Handler // /mcp
 	// More maps further URL patterns to their handlers (the write path of
 	// a shared library); a more specific pattern wins over the ones above.
+	// Requests to them are admitted in the write class (Limits.Write),
+	// with a deadline (Limits.WriteTimeout).
 	More map[string]http.Handler
+	// WebError, when set, writes the web surface's refusals (429, 503) as
+	// pages in the site's layout.
+	WebError WebErrorFunc
 }
 
 // Config configures a Server.
@@ -40,12 +47,23 @@ type Config struct {
 	// ("" when it does not). /readyz still answers 200, so a replica that
 	// lost its store stays in rotation for reads, and says why.
 	Degraded func() string
+	// Unready, when set, says why the library cannot take traffic for now
+	// ("" when it can): /readyz answers 503 with the reason, while
+	// requests are still served (a search index being rebuilt after a
+	// failure).
+	Unready func() string
 	// Limits bounds what clients may ask of the server; the zero value
 	// turns every guard off.
 	Limits Limits
 	// ShutdownTimeout is how long requests in flight get to finish at
 	// shutdown; 0 means ten seconds.
 	ShutdownTimeout time.Duration
+	// ShutdownDelay is how long the server keeps accepting and answering
+	// after it is told to stop, while /readyz says "shutting down", so
+	// that a load balancer stops sending before the listener closes and
+	// clients on kept-alive connections are told to close them; 0 stops
+	// accepting at once.
+	ShutdownDelay time.Duration
 }
 
 // Server is the HTTP front of the library.
@@ -58,6 +76,9 @@ type Server struct {
 	http    *http.Server
 	nextID  atomic.Uint64
 	idBase  string
+	// draining is set once shutdown has begun.
+	draining       atomic.Bool
+	metricsHandler http.Handler
 }
 
 // New returns a server that is live but not ready.
@@ -67,6 +88,8 @@ func New(cfg Config) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, log: log, metrics: newMetrics(), guard: newGuard(cfg.Limits)}
+	s.metrics.registerGuard(s.guard)
+	s.metricsHandler = promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)})
 	s.idBase = strconv.FormatInt(time.Now().UnixNano()%(1<<30), 36) + "-"
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -80,6 +103,18 @@ func New(cfg Config) *Server {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintln(w, "starting: the library is being loaded")
 			return
+		}
+		if s.draining.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "shutting down: send requests to another replica")
+			return
+		}
+		if s.cfg.Unready != nil {
+			if why := s.cfg.Unready(); why != "" {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				fmt.Fprintln(w, "not ready:", why)
+				return
+			}
 		}
 		if s.cfg.Degraded != nil {
 			if why := s.cfg.Degraded(); why != "" {
@@ -131,7 +166,18 @@ func (s *Server) SetReady(h Handlers) {
 	}
 	// A new library makes every cached response stale.
 	s.guard.cache.clear()
-	handler := s.guard.wrap(mux)
+	var isWrite func(*http.Request) bool
+	if len(h.More) > 0 {
+		more := http.NewServeMux()
+		for pattern := range h.More {
+			more.Handle(pattern, http.NotFoundHandler())
+		}
+		isWrite = func(r *http.Request) bool {
+			_, p := more.Handler(r)
+			return p != ""
+		}
+	}
+	handler := s.guard.wrap(mux, isWrite, h.WebError)
 	s.ready.Store(&handler)
 }
 
@@ -141,9 +187,19 @@ func (s *Server) Handler() http.Handler { return s.http.Handler }
 // Metrics exposes gauges for the library's own figures on /metrics.
 func (s *Server) SetGauge(name, help string, value float64) { s.metrics.setGauge(name, help, value) }
 
-// Serve accepts connections on l until ctx is done, then shuts down
-// gracefully, giving requests in flight up to Config.ShutdownTimeout, and
-// logs what it drained.
+// Serve accepts connections on l until ctx is done, then shuts down:
+//
+//  1. for Config.ShutdownDelay it goes on accepting and answering, with
+//     /readyz answering 503 "shutting down" and every answer telling the
+//     client to close its connection, so that neither a load balancer
+//     that has not yet seen the replica leave nor a client about to reuse
+//     a kept-alive connection meets a closed socket;
+//  2. it stops accepting and gives the requests in flight up to
+//     Config.ShutdownTimeout to finish;
+//  3. what is still running then is cut, logged at WARN.
+//
+// It returns nil once it has shut down, however it ended, and an error
+// only when serving itself failed.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.http.Serve(l) }()
@@ -157,21 +213,30 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 		timeout = 10 * time.Second
 	}
 	start := time.Now()
+	s.draining.Store(true)
+	s.log.Info("shutting down", "in_flight", s.guard.inFlight.Load(), "delay", s.cfg.ShutdownDelay, "grace", timeout)
+	if s.cfg.ShutdownDelay > 0 {
+		time.Sleep(s.cfg.ShutdownDelay)
+	}
 	inFlight := s.guard.inFlight.Load()
-	s.log.Info("shutting down", "in_flight", inFlight, "grace", timeout)
 	shutdown, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	err := s.http.Shutdown(shutdown)
-	if e := <-errc; e != nil && !errors.Is(e, http.ErrServerClosed) && err == nil {
-		err = e
+	if err != nil {
+		// The grace period is over: cut what is left.
+		s.http.Close()
+	}
+	if e := <-errc; e != nil && !errors.Is(e, http.ErrServerClosed) {
+		return e
 	}
 	left := s.guard.inFlight.Load()
 	if err != nil {
-		s.log.Warn("shutdown", "drained", inFlight-left, "abandoned", left, "took", time.Since(start).Round(time.Millisecond), "err", err)
+		s.log.Warn("shutdown: the grace period ended with requests running; they were cut", "drained", max(0, inFlight-left), "abandoned", left,
+			"took", time.Since(start).Round(time.Millisecond))
 	} else {
 		s.log.Info("shutdown", "drained", inFlight, "took", time.Since(start).Round(time.Millisecond))
 	}
-	return err
+	return nil
 }
 
 // statusRecorder remembers the status a handler wrote.
@@ -228,6 +293,9 @@ func (s *Server) logged(next http.Handler) http.Handler {
 		start := time.Now()
 		id := s.requestID(r)
 		w.Header().Set(requestIDHeader, id)
+		if s.draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		if rec.status == 0 {

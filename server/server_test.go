@@ -66,6 +66,15 @@ func TestMetricsCountRequests(t *testing.T) {
 		"# TYPE incidentlib_rate_limited_total counter",
 		"# TYPE incidentlib_cache_hits_total counter",
 		"# TYPE incidentlib_inflight_requests gauge",
+		"# TYPE incidentlib_uptime_seconds gauge",
+		// Through the Prometheus client library: the Go runtime and
+		// process series dashboards expect, and admission's figures.
+		"# TYPE go_goroutines gauge",
+		"go_memstats_heap_alloc_bytes ",
+		"process_resident_memory_bytes ",
+		"process_cpu_seconds_total ",
+		"# TYPE incidentlib_admission_write_shed_total counter",
+		"incidentlib_admission_write_queued 0",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
@@ -121,5 +130,24 @@ func TestMCPInABrowser(t *testing.T) {
 		if w.Body.String() != "mcp" {
 			t.Errorf("an MCP client (Accept %q) did not reach the MCP handler", accept)
 		}
+	}
+}
+
+// A library that cannot take traffic for now (its index being rebuilt
+// after a failure) makes /readyz answer 503 with the reason, while
+// requests are still served.
+func TestUnreadyWhileRebuilding(t *testing.T) {
+	why := "the search index failed; rebuilding it in memory"
+	s := New(Config{Unready: func() string { return why }})
+	s.SetReady(Handlers{Web: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "page") })})
+	if code, body, _ := get(t, s.Handler(), "/readyz"); code != 503 || !strings.Contains(body, why) {
+		t.Errorf("/readyz: %d %q", code, body)
+	}
+	if code, _, _ := get(t, s.Handler(), "/cases/IL-0001"); code != 200 {
+		t.Errorf("a page while rebuilding: %d", code)
+	}
+	why = ""
+	if code, _, _ := get(t, s.Handler(), "/readyz"); code != 200 {
+		t.Errorf("/readyz after: %d", code)
 	}
 }

@@ -144,7 +144,7 @@ func TestBrowserPages(t *testing.T) {
 	// whatever the system says, and the choice survives a reload.
 	b.colorScheme("light")
 	b.open("/")
-	if b.eval(`String(document.getElementById('theme-toggle').hidden)`) != "false" {
+	if b.eval(`getComputedStyle(document.getElementById('theme-toggle')).display`) == "none" {
 		t.Error("the theme toggle is hidden although scripts run")
 	}
 	bg := func() string { return b.eval(`getComputedStyle(document.body).backgroundColor`) }
@@ -186,4 +186,34 @@ func mustFloat(t *testing.T, s string) float64 {
 		t.Fatalf("not a number: %q", s)
 	}
 	return f
+}
+
+// On a phone the theme toggle sits on the brand's row (issue 22: it took a
+// header row of its own) and nothing moves after the first layout (it
+// appeared late and shifted the page). No axe needed.
+func TestBrowserThemeToggleOnPhones(t *testing.T) {
+	ctx := browserContext(t)
+	srv, _ := shippedServer(t)
+	b := &browser{t: t, ctx: ctx, base: srv.URL, dir: artifactsDir(t)}
+	// On a phone the toggle sits on the brand's row (issue 22: it took a
+	// header row of its own) and nothing in the header moves after the
+	// first layout (it appeared late and shifted the page).
+	b.viewport(360, 740, true)
+	for _, path := range []string{"/", "/cases/IL-0561", "/search?q=dns"} {
+		b.open(path)
+		top := func(sel string) float64 {
+			return mustFloat(t, b.eval(`String(Math.round(document.querySelector('`+sel+`').getBoundingClientRect().top))`))
+		}
+		if tb, bb := top("#theme-toggle"), top(".brand"); tb-bb > 12 || bb-tb > 12 {
+			t.Errorf("%s at 360px: the theme toggle's top %.0f, the brand's %.0f: not on one row", path, tb, bb)
+		}
+		shift, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`new Promise(r => { let s = 0; new PerformanceObserver(l => { for (const e of l.getEntries()) s += e.value; }).observe({type: 'layout-shift', buffered: true}); setTimeout(() => r(String(s)), 300); })`, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("layout shift: %v", err)
+		}
+		if v := mustFloat(t, shift); v > 0.01 {
+			t.Errorf("%s at 360px: cumulative layout shift %.3f", path, v)
+		}
+	}
+	b.screenshot("issue22-phone-header")
 }

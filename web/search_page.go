@@ -50,7 +50,7 @@ func parseQuery(v url.Values) (incidentlib.Query, error) {
 		}
 	}
 	if len(q.Text) > incidentlib.MaxQueryLength {
-		return q, &incidentlib.Error{Code: incidentlib.ETOOLARGE, Param: "q", Message: "the search text is longer than " + strconv.Itoa(incidentlib.MaxQueryLength) + " bytes"}
+		return q, &incidentlib.Error{Code: incidentlib.ETOOLARGE, Param: "q", Message: "the query is " + strconv.Itoa(len(q.Text)) + " bytes; at most " + strconv.Itoa(incidentlib.MaxQueryLength) + " are allowed"}
 	}
 	var err error
 	if q.Page, err = parsePage(v); err != nil {
@@ -202,6 +202,10 @@ type searchPage struct {
 	YearTo   string
 	Filtered bool
 	ClearURL string
+	// Active lists the filters in force, each with a link that removes
+	// it: on a phone the filter column is below the results, and "9
+	// cases" must say why.
+	Active []activeFilter
 
 	// What the query meant, and help when it found little.
 	TermFilters []termFilter
@@ -209,6 +213,53 @@ type searchPage struct {
 	Complete    int
 	Unmatched   []string
 	Suggestions []suggestionView
+}
+
+// activeFilter is one filter in force on a search.
+type activeFilter struct {
+	Label     string // "Root cause: DNS"
+	RemoveURL string
+}
+
+// activeFilters lists the filters of q in force, in the order of the
+// filter column.
+func (s *server) activeFilters(q incidentlib.Query, state url.Values) []activeFilter {
+	var out []activeFilter
+	add := func(label, param, value string) {
+		v := url.Values{}
+		for k, vs := range state {
+			for _, x := range vs {
+				if k != param || x != value {
+					v.Add(k, x)
+				}
+			}
+		}
+		out = append(out, activeFilter{Label: label, RemoveURL: pageURL("/search", v, 1)})
+	}
+	for _, f := range incidentlib.Facets {
+		for _, slug := range q.Filters.Of(f) {
+			add(f.Title()+": "+s.term(f, slug).Name, facetParams[f], slug)
+		}
+	}
+	for _, c := range q.Filters.Companies {
+		add("Company: "+c, "company", c)
+	}
+	for _, sev := range q.Filters.Severities {
+		name := sev
+		for _, t := range s.vocab.Severities() {
+			if t.Slug == sev {
+				name = t.Name
+			}
+		}
+		add("Severity: "+name, "severity", sev)
+	}
+	if q.Filters.YearFrom != 0 {
+		add("From "+strconv.Itoa(q.Filters.YearFrom), "year_from", strconv.Itoa(q.Filters.YearFrom))
+	}
+	if q.Filters.YearTo != 0 {
+		add("To "+strconv.Itoa(q.Filters.YearTo), "year_to", strconv.Itoa(q.Filters.YearTo))
+	}
+	return out
 }
 
 // termFilter is a vocabulary term the query names, offered as a one-click
@@ -347,6 +398,7 @@ func (s *server) showSearchPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	sp.Pager = newPager(res, func(n int) string { return pageURL("/search", state, n) })
 	sp.Filtered = !q.Filters.IsZero()
+	sp.Active = s.activeFilters(q, state)
 	for _, f := range incidentlib.Facets {
 		g := s.filterGroup(f, res.Facets[f], q.Filters.Of(f))
 		if f == incidentlib.FacetComponent {

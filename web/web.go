@@ -12,6 +12,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/incidentlib/incidentlib"
@@ -116,6 +117,12 @@ func statusOf(err error) int {
 	case incidentlib.EINVALID:
 		return http.StatusBadRequest
 	case incidentlib.ETOOLARGE:
+		// A parameter of the URL (q) that is too long is the URL's fault,
+		// as the API says too.
+		var e *incidentlib.Error
+		if errors.As(err, &e) && e.Param != "" {
+			return http.StatusRequestURITooLong
+		}
 		return http.StatusRequestEntityTooLarge
 	case incidentlib.EUNAVAILABLE:
 		return http.StatusServiceUnavailable
@@ -150,6 +157,7 @@ func (s *server) showError(w http.ResponseWriter, r *http.Request, err error) {
 		http.StatusNotFound:              "Not found",
 		http.StatusBadRequest:            "That request is not valid",
 		http.StatusRequestEntityTooLarge: "That request is too large",
+		http.StatusRequestURITooLong:     "That search is too long",
 		http.StatusServiceUnavailable:    "The library is busy",
 	}[status]
 	if heading == "" {
@@ -218,4 +226,49 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// RefusalPages returns what writes the server's refusals of a page request
+// (429: too many requests from one address; 503: busy) as a page in the
+// site's layout, saying when to retry. The guard sets Retry-After first.
+func RefusalPages(cfg Config) (func(w http.ResponseWriter, r *http.Request, status int, msg string), error) {
+	t, err := parseTemplates()
+	if err != nil {
+		return nil, err
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	s := &server{cfg: cfg, tmpl: t, log: slog.New(slog.DiscardHandler)}
+	// The guard's message is for the API and MCP; a page says it in its
+	// own words.
+	return func(w http.ResponseWriter, r *http.Request, status int, _ string) {
+		heading := "The library is busy"
+		msg := "Many searches are running at once and this one could not start in time."
+		if status == http.StatusTooManyRequests {
+			heading = "Too many requests"
+			msg = "Your address has sent more requests than the library answers for one reader."
+		}
+		msg += " Reload this page in " + plural(atoiOr(w.Header().Get("Retry-After"), 1), "second", "seconds") + "."
+		p := s.newPage(r, heading)
+		p.NoIndex = true
+		p.Content = errorPage{Status: status, Heading: heading, Message: msg}
+		var buf bytes.Buffer
+		if err := s.tmpl.execute(&buf, "error", p); err != nil {
+			http.Error(w, msg, status)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		if r.Method != http.MethodHead {
+			w.Write(buf.Bytes())
+		}
+	}, nil
+}
+
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil && n > 0 {
+		return n
+	}
+	return def
 }

@@ -114,7 +114,7 @@ func TestStatusAndContentType(t *testing.T) {
 		{"/search?sort=sideways", 400, "text/html; charset=utf-8", []string{"unknown sort", `<form class="search"`}},
 		{"/search?root_cause=nonsense", 400, "text/html; charset=utf-8", []string{"unknown root cause"}},
 		{"/search?year_from=abc", 400, "text/html; charset=utf-8", []string{"year_from: must be a year"}},
-		{"/search?q=" + strings.Repeat("x", 1001), 413, "text/html; charset=utf-8", []string{"longer than 1000 bytes"}},
+		{"/search?q=" + strings.Repeat("x", 1001), 414, "text/html; charset=utf-8", []string{"at most 1000 are allowed"}},
 		{"/search?root_cause=software-bug", 200, "text/html; charset=utf-8", []string{"1 case", "IL-0003", "Clear filters"}},
 		{"/search?year_from=2023&year_to=2024&sort=oldest", 200, "text/html; charset=utf-8", []string{"2 cases", `<option value="oldest" selected>`}},
 		{"/charts", 200, "text/html; charset=utf-8", []string{"<svg", "Cases per year", "Cases by root cause", "median 1h 16m", "90th percentile 2h 1m", "known for 2 of the 4 cases"}},
@@ -633,7 +633,7 @@ func TestSearchPageStrictAndBounded(t *testing.T) {
 		{"/search?q=" + strings.Repeat("a", 1001), "q"},
 	} {
 		w := get(t, h, "GET", tc.target, nil)
-		if w.Code != 400 && w.Code != 413 {
+		if w.Code != 400 && w.Code != 414 {
 			t.Errorf("%.40s: %d, want 400", tc.target, w.Code)
 		}
 		if !strings.Contains(w.Body.String(), tc.param) {
@@ -694,5 +694,59 @@ func TestCaseWithoutOfficialSourceSaysSo(t *testing.T) {
 	}
 	if body := get(t, h, "GET", "/cases/"+cases[1].ID, nil).Body.String(); strings.Contains(body, notice) {
 		t.Errorf("the page of %s, which has an official source, says it has none", cases[1].ID)
+	}
+}
+
+// The server's refusals of a page are pages in the site's layout that say
+// when to reload (issue 22: a bare 188-byte page).
+func TestRefusalPages(t *testing.T) {
+	refuse, err := RefusalPages(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	w.Header().Set("Retry-After", "1")
+	refuse(w, httptest.NewRequest("GET", "/search?q=dns", nil), 503, "busy")
+	body := w.Body.String()
+	if w.Code != 503 || !strings.Contains(body, "The library is busy") || !strings.Contains(body, "Reload this page in 1 second.") ||
+		!strings.Contains(body, `<nav`) || w.Header().Get("Retry-After") != "1" {
+		t.Errorf("%d %s", w.Code, body)
+	}
+}
+
+// An over-long q is 414 with the same message on the pages as on the API
+// (issue 22: 400, 413 or 414 depending on the surface).
+func TestOverLongQueryIs414(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	for _, path := range []string{"/search?q="} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", path+strings.Repeat("x", incidentlib.MaxQueryLength+1), nil))
+		if w.Code != 414 || !strings.Contains(w.Body.String(), "at most 1000 are allowed") {
+			t.Errorf("%s…: %d %.300s", path, w.Code, w.Body.String())
+		}
+	}
+}
+
+// The search page says which filters are in force, each with a link that
+// removes it (issue 22: on a phone "9 cases" appeared with no reason).
+func TestSearchPageSummarisesActiveFilters(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/search?q=retries&component=application-database&year_from=2010", nil))
+	body := w.Body.String()
+	i := strings.Index(body, `class="active-filters"`)
+	if w.Code != 200 || i < 0 {
+		t.Fatalf("%d, no summary of active filters", w.Code)
+	}
+	summary := body[i:min(len(body), i+800)]
+	for _, want := range []string{"Component: ", "From 2010", `href="/search?q=retries&amp;year_from=2010"`, `href="/search?component=application-database&amp;q=retries"`} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("summary lacks %s: %s", want, summary)
+		}
+	}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/search?q=retries", nil))
+	if strings.Contains(w.Body.String(), `class="active-filters"`) {
+		t.Error("a summary of filters on a search without any")
 	}
 }

@@ -30,10 +30,11 @@ import (
 )
 
 type config struct {
-	bin      string
-	duration time.Duration
-	conns    int
-	phases   string
+	bin       string
+	duration  time.Duration
+	conns     int
+	phases    string
+	serverCPU string
 	// serveFlags are added to every server the harness starts, to measure
 	// a setting ("--max-inflight 1").
 	serveFlags []string
@@ -47,7 +48,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.bin, "bin", "", "path of the incidentlib binary to start (required)")
 	fs.DurationVar(&cfg.duration, "duration", 5*time.Second, "length of each measured phase (at most 60s)")
 	fs.IntVar(&cfg.conns, "conns", 32, "concurrent connections in the capacity phase (at most 256)")
-	fs.StringVar(&cfg.phases, "phases", "capacity,overload,hostile,faults", "phases to run, comma-separated")
+	fs.StringVar(&cfg.phases, "phases", "capacity,overload,mcp-parallel,fair,hostile,faults", "phases to run, comma-separated (capacity, overload, mcp-parallel, fair, hostile, faults)")
+	fs.StringVar(&cfg.serverCPU, "server-cpu", "", "pin each server started to this CPU list (taskset -c), e.g. 1, with the harness itself run on another (taskset -c 0)")
 	var serveFlags string
 	fs.StringVar(&serveFlags, "serve-flags", "", "flags added to every server started, space-separated (e.g. \"--max-inflight 1\")")
 	var minimalBody, minimalType, minimalAddr string
@@ -78,6 +80,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			err = h.hostile(ctx)
 		case "faults":
 			err = h.faults(ctx)
+		case "mcp-parallel":
+			err = h.mcpParallel(ctx)
+		case "fair":
+			err = h.fair(ctx)
 		default:
 			err = fmt.Errorf("unknown phase %q", p)
 		}
@@ -144,6 +150,12 @@ func (h *harness) start(ctx context.Context, dataDir string, extra ...string) (*
 		return nil, err
 	}
 	s.pid = cmd.Process.Pid
+	if h.cfg.serverCPU != "" {
+		if out, err := exec.Command("taskset", "-a", "-p", "-c", h.cfg.serverCPU, strconv.Itoa(s.pid)).CombinedOutput(); err != nil {
+			s.stop()
+			return nil, fmt.Errorf("taskset: %v: %s", err, out)
+		}
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		resp, err := http.Get(s.base + "/readyz")

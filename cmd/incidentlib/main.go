@@ -41,6 +41,10 @@ type Main struct {
 	// OnListen, when set, is told the address serve listens on (tests
 	// listen on port 0 and need to learn the port).
 	OnListen func(addr string)
+
+	// indexWhere is where the engine opened by openLibrary keeps its
+	// index (a path, or memory and why).
+	indexWhere string
 }
 
 // Run runs one subcommand and returns the process exit code.
@@ -78,6 +82,11 @@ commands:
   list      print one line per case
   overlap   list the runs of six or more words a case shares with its sources
   stats     count cases per term and show which fields are known
+  migrate   create or update the schema of a shared library on PostgreSQL (--store URL)
+  import    load case files into a shared library (--store URL)
+  user      add an account to a shared library: user add (--store URL)
+  token     create or revoke an account's API token: token create|revoke (--store URL)
+  bench     score search on the judged relevance set: bench relevance [-v]
 
 Run 'incidentlib <command> -h' for a command's flags.
 `)

@@ -284,3 +284,22 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// `incidentlib help` lists every command there is (issue 22: five that
+// the README lists were missing).
+func TestHelpListsEveryCommand(t *testing.T) {
+	var out syncBuffer
+	m := &Main{Stdin: strings.NewReader(""), Stdout: discard{}, Stderr: &out, Now: time.Now}
+	if code := m.Run(context.Background(), []string{"help"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	names := []string{"validate", "list", "overlap"}
+	for name := range m.moreCommands() {
+		names = append(names, name)
+	}
+	for _, name := range names {
+		if !strings.Contains(out.String(), "\n  "+name+" ") {
+			t.Errorf("help does not list %s:\n%s", name, out.String())
+		}
+	}
+}

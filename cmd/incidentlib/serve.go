@@ -15,6 +15,7 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/healing"
 	"github.com/incidentlib/incidentlib/httpapi"
 	"github.com/incidentlib/incidentlib/kubegap"
 	"github.com/incidentlib/incidentlib/mcpserver"
@@ -38,6 +39,8 @@ type serveConfig struct {
 	maxExpensive   int
 	cacheMB        int
 	queryTimeout   time.Duration
+	shutdownDelay  time.Duration
+	shutdownGrace  time.Duration
 	store          string
 	publicIDs      string
 	teamIDs        listFlag
@@ -69,9 +72,11 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "text or json")
 	fs.Float64Var(&cfg.rateLimit, "rate-limit", 20, "requests per second allowed per client IP on each surface (web pages, JSON API, MCP) and per signed-in account on the write path; 0 turns the limit off")
 	fs.IntVar(&cfg.rateBurst, "rate-burst", 60, "requests a client may make at once above --rate-limit")
-	fs.IntVar(&cfg.maxExpensive, "max-inflight", defaultMaxExpensive(), "expensive requests (searches, topic pages, exports, MCP calls) worked on at once; more get 503 at once; 0 turns the bound off")
+	fs.IntVar(&cfg.maxExpensive, "max-inflight", defaultMaxExpensive(), "expensive requests (searches, topic pages, exports, MCP tool calls that search) worked on at once, one client holding at most all but one; more wait up to 300 ms in a fair queue, then get 503; 0 turns the bound off")
 	fs.IntVar(&cfg.cacheMB, "cache-mb", 64, "memory for cached responses, in MiB; 0 turns the cache off")
 	fs.DurationVar(&cfg.queryTimeout, "query-timeout", engine.DefaultQueryTimeout, "longest one search may run")
+	fs.DurationVar(&cfg.shutdownDelay, "shutdown-delay", time.Second, "on SIGTERM, how long to go on accepting while /readyz says \"shutting down\", so a load balancer stops sending first")
+	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 10*time.Second, "after that, how long requests in flight get to finish before they are cut")
 	cfg.corpus.register(fs)
 	storeFlag(fs, &cfg.store)
 	fs.StringVar(&cfg.publicIDs, "public-ids", "5000-8999", "with --store: the case numbers public cases get when published (IL-5000 to IL-8999)")
@@ -89,8 +94,8 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		fmt.Fprintf(m.Stderr, "incidentlib serve: unexpected argument %q (case directories go after --cases)\n", fs.Arg(0))
 		return exitUsage
 	}
-	if cfg.rateLimit < 0 || cfg.rateBurst < 0 || cfg.maxExpensive < 0 || cfg.cacheMB < 0 || cfg.queryTimeout < 0 {
-		fmt.Fprintln(m.Stderr, "incidentlib serve: --rate-limit, --rate-burst, --max-inflight, --cache-mb and --query-timeout must not be negative (0 turns a limit off)")
+	if cfg.rateLimit < 0 || cfg.rateBurst < 0 || cfg.maxExpensive < 0 || cfg.cacheMB < 0 || cfg.queryTimeout < 0 || cfg.shutdownDelay < 0 || cfg.shutdownGrace < 0 {
+		fmt.Fprintln(m.Stderr, "incidentlib serve: --rate-limit, --rate-burst, --max-inflight, --cache-mb, --query-timeout, --shutdown-delay and --shutdown-grace must not be negative (0 turns a limit off)")
 		return exitUsage
 	}
 	log, err := m.logger(cfg.logLevel, cfg.logFormat)
@@ -114,8 +119,14 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	// The library is opened after the server listens; a replica over a
 	// store tells /readyz when it serves stale data.
 	var degraded atomic.Pointer[func() string]
-	srv := server.New(server.Config{Addr: cfg.addr, Logger: log, Limits: server.Limits{
+	var unready atomic.Pointer[*healing.Library]
+	srv := server.New(server.Config{Addr: cfg.addr, Logger: log, ShutdownDelay: cfg.shutdownDelay, ShutdownTimeout: cfg.shutdownGrace, Limits: server.Limits{
 		RateLimit: cfg.rateLimit, RateBurst: cfg.rateBurst, MaxExpensive: cfg.maxExpensive, CacheBytes: int64(cfg.cacheMB) << 20,
+	}, Unready: func() string {
+		if h := unready.Load(); h != nil {
+			return (*h).Problem()
+		}
+		return ""
 	}, Degraded: func() string {
 		if f := degraded.Load(); f != nil {
 			return (*f)()
@@ -139,14 +150,32 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		f := func() string { return r.Status().Problem }
 		degraded.Store(&f)
 	}
+	if h, ok := eng.(*healing.Library); ok {
+		unready.Store(&h)
+		// A data directory that could not take the index (a full disk)
+		// costs a build at every start, not the service: say so on
+		// /readyz and in a metric an alert can watch.
+		inMemory := 0.0
+		if loc := m.indexWhere; strings.HasPrefix(loc, "memory (data directory") {
+			inMemory = 1
+			f := func() string { return "index in " + loc }
+			degraded.Store(&f)
+		}
+		srv.SetGauge("incidentlib_index_in_memory", "1 when the search index could not be kept in the data directory (full or not writable) and was built in memory.", inMemory)
+	}
 	makeHandlers := func(lib incidentlib.Library) (server.Handlers, error) {
 		checks, auditor := kubegapFor(lib, cfg.baseURL)
 		webHandler, err := web.New(lib, web.Config{BaseURL: cfg.baseURL, Logger: log, Checks: checks})
 		if err != nil {
 			return server.Handlers{}, err
 		}
+		refusals, err := web.RefusalPages(web.Config{BaseURL: cfg.baseURL})
+		if err != nil {
+			return server.Handlers{}, err
+		}
 		return server.Handlers{
-			Web: webHandler,
+			Web:      webHandler,
+			WebError: refusals,
 			// The server applies the rate limits in front of every surface,
 			// so the protocol handlers' own limiters stay off.
 			API: httpapi.New(lib, httpapi.Config{BaseURL: cfg.baseURL, Logger: log, Checks: checks}),
@@ -193,7 +222,23 @@ func (m *Main) openLibrary(ctx context.Context, cmd, store string, cf corpusFlag
 	if eng == nil {
 		return nil, nil, code
 	}
-	return eng, func() { eng.Close() }, exitOK
+	// An index that fails at run time (damaged under the process) is
+	// rebuilt in memory in the background while the rest is served.
+	cases, err := eng.Cases(ctx)
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "incidentlib %s: %v\n", cmd, err)
+		return nil, nil, exitProblems
+	}
+	vocab := eng.Vocabulary()
+	healed := healing.New(eng, func() { eng.Close() }, func(ctx context.Context) (incidentlib.Library, func(), error) {
+		e, err := engine.Open(ctx, vocab, cases, engine.Options{Logger: log, QueryTimeout: queryTimeout})
+		if err != nil {
+			return nil, nil, err
+		}
+		return e, func() { e.Close() }, nil
+	}, log)
+	m.indexWhere = eng.IndexLocation()
+	return healed, healed.Close, exitOK
 }
 
 // openEngine loads the corpus and opens the engine over it, printing why
@@ -255,14 +300,15 @@ func (m *Main) logger(level, format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: want text or json", format)
 }
 
-// defaultMaxExpensive bounds expensive work at one request per processor
-// but one, and never below one. A search is CPU work, so more at once only
-// makes each slower; and with every processor on searches, cheap requests
-// (a cached case, a health probe) and the garbage collector wait for one
-// to come free. Keeping one back held cheap requests at p99 5.3–8.4 ms under
-// twice the search capacity on two processors, against 38 ms with both on
-// searches (docs/performance.md).
-func defaultMaxExpensive() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+// defaultMaxExpensive bounds expensive work at one request per processor.
+// A search is CPU work, so more at once only makes each slower. One client
+// holds at most all the slots but one (server.DefaultExpensive), so on two
+// processors one client's searches run one at a time and the other slot is
+// there for everyone else's: a greedy client's second-long queries no
+// longer make the others wait (issue 22), and a single heavy client still
+// leaves a processor for cheap requests, as the earlier default of
+// processors − 1 did (docs/performance.md).
+func defaultMaxExpensive() int { return max(1, runtime.GOMAXPROCS(0)) }
 
 func (m *Main) runMCP(ctx context.Context, args []string) int {
 	fs := newFlagSet("mcp", m.Stderr)

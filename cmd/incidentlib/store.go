@@ -298,10 +298,11 @@ func (m *Main) withWritePath(public server.Handlers, r *replica.Replica, cfg ser
 		return h
 	}
 	out := server.Handlers{
-		Web:  write.ByTeam(public.Web, func(t string) http.Handler { return forTeam(t).Web }),
-		API:  write.ByTeam(public.API, func(t string) http.Handler { return forTeam(t).API }),
-		MCP:  write.ByTeam(public.MCP, func(t string) http.Handler { return forTeam(t).MCP }),
-		More: map[string]http.Handler{},
+		Web:      write.ByTeam(public.Web, func(t string) http.Handler { return forTeam(t).Web }),
+		API:      write.ByTeam(public.API, func(t string) http.Handler { return forTeam(t).API }),
+		MCP:      write.ByTeam(public.MCP, func(t string) http.Handler { return forTeam(t).MCP }),
+		More:     map[string]http.Handler{},
+		WebError: public.WebError,
 	}
 	for _, p := range contribute.Patterns {
 		out.More[p] = write

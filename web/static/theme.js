@@ -5,6 +5,10 @@
   var key = "incidentlib-theme";
   var order = ["auto", "light", "dark"];
   var root = document.documentElement;
+  // Before the body is parsed: the stylesheet shows the button only on a
+  // root marked so, which makes it part of the first layout rather than
+  // an element that appears (and moves the header) once the page loads.
+  root.classList.add("theme-js");
   function read() {
     try { return localStorage.getItem(key) || "auto"; } catch (e) { return "auto"; }
   }
@@ -16,10 +20,11 @@
     var button = document.getElementById("theme-toggle");
     if (!button) { return; }
     function label(theme) {
-      button.textContent = "Theme: " + (theme === "auto" ? "as the system" : theme);
+      var name = theme === "auto" ? "as the system" : theme;
+      button.textContent = theme === "auto" ? "Auto" : theme === "light" ? "Light" : "Dark";
+      button.setAttribute("aria-label", "Colour theme: " + name + " (change)");
     }
     label(read());
-    button.hidden = false;
     button.addEventListener("click", function () {
       var next = order[(order.indexOf(read()) + 1) % order.length];
       try { localStorage.setItem(key, next); } catch (e) {}
