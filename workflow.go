@@ -2,7 +2,6 @@ package incidentlib
 
 import (
 	"context"
-	"regexp"
 	"time"
 )
 
@@ -118,18 +117,4 @@ type Workflow interface {
 type Problem struct {
 	Line    int
 	Message string
-}
-
-var idLine = regexp.MustCompile(`(?m)^id:.*$`)
-
-// SetCaseID gives a case file an ID: its id line replaced, or one added
-// first. Drafts of new cases get their ID this way when they are published.
-func SetCaseID(content []byte, id string) []byte {
-	line := []byte("id: " + id)
-	if loc := idLine.FindIndex(content); loc != nil {
-		out := append([]byte{}, content[:loc[0]]...)
-		out = append(out, line...)
-		return append(out, content[loc[1]:]...)
-	}
-	return append(append(line, '\n'), content...)
 }

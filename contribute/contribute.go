@@ -6,7 +6,6 @@
 package contribute
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -28,8 +27,9 @@ import (
 // Config configures the write path.
 type Config struct {
 	Workflow incidentlib.Workflow
-	// Validate checks a case file as the validator does, given the ID it
-	// carries (a placeholder for a new case), and returns its problems.
+	// Validate checks a case file as it will be published: given the ID
+	// on its parsed document (a placeholder for a new case), as the
+	// validator checks files. Problems are at the lines the author wrote.
 	Validate func(content []byte, id string) []incidentlib.Problem
 	Logger   *slog.Logger
 	// RateLimit and RateBurst bound requests per account (0: no limit).
@@ -290,16 +290,7 @@ func (h *Handler) checkContent(content []byte, caseID string) error {
 	if id == "" {
 		id = placeholderID
 	}
-	withID := incidentlib.SetCaseID(content, id)
-	// Problems are reported at the lines the author wrote: an id line the
-	// check had to add first moves the rest down by one.
-	shift := bytes.Count(withID, []byte("\n")) - bytes.Count(content, []byte("\n"))
-	if ps := h.cfg.Validate(withID, id); len(ps) > 0 {
-		for i := range ps {
-			if ps[i].Line > shift {
-				ps[i].Line -= shift
-			}
-		}
+	if ps := h.cfg.Validate(content, id); len(ps) > 0 {
 		return &invalidCase{problems: ps}
 	}
 	return nil

@@ -29,6 +29,14 @@ func (s *Store) SetIDRanges(public IDRange, private map[string]IDRange) {
 	s.publicRange, s.privateRanges = public, private
 }
 
+// SetPublishCheck sets what publication runs on a draft's case file, in
+// the transaction that writes it: it returns the file with its ID given on
+// the parsed document, or the problems of the file under that ID. The
+// store parses no YAML itself; without a check it publishes nothing.
+func (s *Store) SetPublishCheck(check func(content []byte, id string) ([]byte, []incidentlib.Problem)) {
+	s.publishCheck = check
+}
+
 func (s *Store) rangeFor(d *incidentlib.Draft) IDRange {
 	if !d.Private {
 		if s.publicRange.To == 0 {
@@ -207,7 +215,24 @@ func (s *Store) publish(ctx context.Context, tx pgx.Tx, a *incidentlib.Account, 
 		}
 		d.CaseID = caseID(next)
 	}
-	d.Content = incidentlib.SetCaseID(d.Content, d.CaseID)
+	if s.publishCheck == nil {
+		return errors.New("the store has no publish check configured (SetPublishCheck); nothing is published unchecked")
+	}
+	content, problems := s.publishCheck(d.Content, d.CaseID)
+	if len(problems) > 0 {
+		msg := fmt.Sprintf("the case file does not validate as %s: ", d.CaseID)
+		for i, p := range problems {
+			if i > 0 {
+				msg += "; "
+			}
+			if p.Line > 0 {
+				msg += fmt.Sprintf("line %d: ", p.Line)
+			}
+			msg += p.Message
+		}
+		return &incidentlib.Error{Code: incidentlib.EINVALID, Param: "content", Message: msg}
+	}
+	d.Content = content
 	team := ""
 	if d.Private {
 		team = d.Team

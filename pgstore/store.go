@@ -43,6 +43,7 @@ type Store struct {
 
 	publicRange   IDRange
 	privateRanges map[string]IDRange
+	publishCheck  func(content []byte, id string) ([]byte, []incidentlib.Problem)
 
 	// beforeRow, set by tests, runs before each case an import writes.
 	beforeRow func(i int)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/pgstore/pgstoretest"
 )
@@ -167,14 +169,60 @@ func TestWritesFailFastWhenTheDatabaseIsDown(t *testing.T) {
 	}
 }
 
-func TestSetID(t *testing.T) {
-	for in, want := range map[string]string{
-		"id: IL-0000\ntitle: x\n": "id: IL-5001\ntitle: x\n",
-		"title: x\n":              "id: IL-5001\ntitle: x\n",
-		"title: x\nid: old\n":     "title: x\nid: IL-5001\n",
-	} {
-		if got := string(incidentlib.SetCaseID([]byte(in), "IL-5001")); got != want {
-			t.Errorf("SetCaseID(%q) = %q, want %q", in, got, want)
+// Issue 21: a line "id: x" inside a multi-line quoted title took the ID a
+// publication gave, and the case went on loading as the file's own id.
+func TestPublishGivesTheIDToTheDocumentNotToALine(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	author := account(t, s, "ana", "payments", incidentlib.RoleSubmitter)
+	reviewer := account(t, s, "rui", "payments", incidentlib.RoleReviewer)
+	crafted := "title: \"Outage\nid: x\n continued\"\ncompany: c\nid: IL-0000\n"
+	var published []string
+	for range 2 {
+		d, err := s.CreateDraft(ctx, author, "", false, []byte(crafted))
+		if err != nil {
+			t.Fatal(err)
 		}
+		s.SubmitDraft(ctx, author, d.ID)
+		d, err = s.ReviewDraft(ctx, reviewer, d.ID, true, "")
+		if err != nil {
+			t.Fatalf("publish: %v", err)
+		}
+		published = append(published, d.CaseID)
+	}
+	_, cases, _, _ := s.Snapshot(ctx)
+	if len(cases) != 2 {
+		t.Fatalf("store holds %d cases, want 2", len(cases))
+	}
+	for i, c := range cases {
+		var doc struct{ ID, Title string }
+		if err := yaml.Unmarshal(c.Content, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.ID != c.ID || c.ID != published[i] {
+			t.Errorf("case stored as %s (published as %s) reads as %q:\n%s", c.ID, published[i], doc.ID, c.Content)
+		}
+		if doc.Title != "Outage id: x continued" {
+			t.Errorf("the title became %q", doc.Title)
+		}
+	}
+}
+
+func TestPublishRefusesWhatTheCheckRefuses(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	author := account(t, s, "ana", "payments", incidentlib.RoleAdmin)
+	d, _ := s.CreateDraft(ctx, author, "", false, []byte("- not\n- a case\n"))
+	s.SubmitDraft(ctx, author, d.ID)
+	_, err := s.ReviewDraft(ctx, author, d.ID, true, "")
+	wantCode(t, "publishing a file that is not a case", err, incidentlib.EINVALID)
+	if _, cases, _, _ := s.Snapshot(ctx); len(cases) != 0 {
+		t.Errorf("a refused draft was published: %d cases", len(cases))
+	}
+	s.SetPublishCheck(nil)
+	d2, _ := s.CreateDraft(ctx, author, "", false, []byte(draftBody))
+	s.SubmitDraft(ctx, author, d2.ID)
+	if _, err := s.ReviewDraft(ctx, author, d2.ID, true, ""); err == nil {
+		t.Error("a store without a publish check published a draft unchecked")
 	}
 }

@@ -3,6 +3,7 @@ package replica
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -105,11 +106,29 @@ type countingLibrary struct {
 
 func (countingLibrary) Close() error { return nil }
 
-func build(_ context.Context, vocab []byte, cs []incidentlib.StoredCase) (Library, error) {
+// build leaves out a case whose ID starts with "bad" (as the real builder
+// leaves out a file it cannot serve), and fails as a whole on a case
+// "IL-boom" (as a library that cannot be built at all).
+func build(_ context.Context, vocab []byte, cs []incidentlib.StoredCase) (Library, []Skipped, error) {
 	if vocab == nil {
-		return nil, ErrNoLibrary
+		return nil, nil, ErrNoLibrary
 	}
-	return countingLibrary{cases: len(cs), vocab: string(vocab)}, nil
+	if string(vocab) == "broken" {
+		return nil, nil, errors.New("the vocabulary does not load")
+	}
+	n := 0
+	var skipped []Skipped
+	for _, c := range cs {
+		switch {
+		case c.ID == "IL-boom":
+			return nil, nil, errors.New("duplicate case ID IL-0000")
+		case strings.HasPrefix(c.ID, "bad"):
+			skipped = append(skipped, Skipped{ID: c.ID, Seq: c.Seq, Reason: "its file's id is IL-0000"})
+		default:
+			n++
+		}
+	}
+	return countingLibrary{cases: n, vocab: string(vocab)}, skipped, nil
 }
 
 func eventually(t *testing.T, what string, cond func() bool) {
@@ -197,5 +216,72 @@ func TestPrivateCasesStayInTheirTeamsLibrary(t *testing.T) {
 	}
 	if n := count(r.ForTeam("other")); n != 1 {
 		t.Errorf("another team's library has %d cases, want the public one alone", n)
+	}
+}
+
+// Issue 21: a change no library could be built with stopped a replica
+// from applying any later change, and took /readyz with it.
+func TestABadChangeIsSkippedLoudlyAndLaterOnesApply(t *testing.T) {
+	feed := newFeed()
+	feed.put("IL-0001")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := Open(ctx, feed, build, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var statuses []*Status
+	var mu sync.Mutex
+	r.OnStatus(func(st *Status) { mu.Lock(); statuses = append(statuses, st); mu.Unlock() })
+	go r.Follow(ctx)
+	lib := func() countingLibrary { return r.libs.Load().public.(countingLibrary) }
+
+	feed.put("IL-boom")
+	eventually(t, "the bad change is skipped", func() bool { return r.Status().Rejected == 1 })
+	if lib().cases != 1 {
+		t.Errorf("after a bad change the replica serves %d cases, want the 1 it served before", lib().cases)
+	}
+	if w := r.Status().Warning(); !strings.Contains(w, "could not be applied and was skipped") || !strings.Contains(w, "duplicate case ID") {
+		t.Errorf("Warning() = %q, want it to say a change was skipped and why", w)
+	}
+	feed.put("IL-0002")
+	eventually(t, "a later change applies", func() bool { return lib().cases == 2 })
+	if st := r.Status(); st.Rejected != 1 || st.LastRejected != "" || st.Warning() != "" {
+		t.Errorf("after a good change: %+v, warning %q; want the count kept and the warning gone", st, st.Warning())
+	}
+
+	feed.put("bad-1")
+	eventually(t, "a case the builder leaves out is reported", func() bool { return len(r.Status().Skipped) == 1 })
+	if lib().cases != 2 || !strings.Contains(r.Status().Warning(), "1 case in the store is left out of the library: bad-1") {
+		t.Errorf("serving %d cases, warning %q", lib().cases, r.Status().Warning())
+	}
+	feed.setVocab("broken")
+	eventually(t, "a vocabulary that does not load is skipped", func() bool { return r.Status().Rejected == 2 })
+	if lib().vocab != "v1" || lib().cases != 2 {
+		t.Errorf("after a broken vocabulary: %+v, want the last good library", lib())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(statuses) < 4 {
+		t.Errorf("OnStatus saw %d statuses, want one per change", len(statuses))
+	}
+}
+
+// Issue 21: a replica restarted over a store holding a bad row exited,
+// so every pod would crash-loop at its next rollout.
+func TestOpenServesTheGoodCasesBesideABadOne(t *testing.T) {
+	feed := newFeed()
+	feed.put("IL-0001")
+	feed.put("bad-1")
+	feed.put("bad-2")
+	r, err := Open(context.Background(), feed, build, nil)
+	if err != nil {
+		t.Fatalf("Open with bad rows in the store: %v", err)
+	}
+	if n := r.libs.Load().public.(countingLibrary).cases; n != 1 {
+		t.Errorf("serving %d cases, want the good one", n)
+	}
+	if st := r.Status(); len(st.Skipped) != 2 || !strings.Contains(st.Warning(), "2 cases in the store are left out") {
+		t.Errorf("status %+v, warning %q", st, st.Warning())
 	}
 }

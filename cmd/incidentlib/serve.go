@@ -136,8 +136,14 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	}
 	defer closeLib()
 	if r, ok := eng.(*replica.Replica); ok {
-		f := func() string { return r.Status().Problem }
+		f := func() string { return r.Status().Warning() }
 		degraded.Store(&f)
+		r.OnStatus(func(st *replica.Status) {
+			srv.SetGauge("incidentlib_store_change", "The last change of the store this replica serves.", float64(st.Seq))
+			srv.SetGauge("incidentlib_store_cases_left_out", "Cases in the store this replica cannot serve (see /readyz and the log).", float64(len(st.Skipped)))
+			srv.SetGauge("incidentlib_store_changes_skipped", "Changes of the store this replica could not apply and skipped since it started.", float64(st.Rejected))
+			srv.SetGauge("incidentlib_store_degraded", "1 while the store does not answer and the replica serves its last library.", map[bool]float64{true: 1}[st.Degraded])
+		})
 	}
 	makeHandlers := func(lib incidentlib.Library) (server.Handlers, error) {
 		checks, auditor := kubegapFor(lib, cfg.baseURL)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -176,25 +177,31 @@ func readCaseDirs(paths []string, noBuiltin bool) ([]corpus.Dir, map[string][]by
 }
 
 // buildFromStore makes an in-memory engine from the store's files. A file
-// that does not validate (the store should hold none) is logged and left
-// out rather than taking the replica down. Parsed cases are kept by
-// content hash between builds, so a change re-reads only the files it
-// touched (parsing is about 0.4 s of a 681-case rebuild).
+// that cannot be served — it does not parse, or its own id is not the ID
+// the store keeps it under (two such files would share an ID and no index
+// could hold both) — is left out and reported, never taking the good ones
+// down with it. Parsed cases are kept by content hash between builds, so a
+// change re-reads only the files it touched (parsing is about 0.4 s of a
+// 681-case rebuild).
 func buildFromStore(log *slog.Logger) replica.Builder {
 	var mu sync.Mutex
 	var vocabHash string
 	var v *incidentlib.Vocabulary
-	parsed := map[string]*incidentlib.Case{} // by content hash
-	return func(ctx context.Context, vocab []byte, files []incidentlib.StoredCase) (replica.Library, error) {
+	type parsedCase struct {
+		c      *incidentlib.Case
+		reason string // why it cannot be served; "" when it can
+	}
+	parsed := map[string]parsedCase{} // by content hash
+	return func(ctx context.Context, vocab []byte, files []incidentlib.StoredCase) (replica.Library, []replica.Skipped, error) {
 		if vocab == nil {
-			return nil, replica.ErrNoLibrary
+			return nil, nil, replica.ErrNoLibrary
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		if h := pgstore.Hash(vocab); h != vocabHash || v == nil {
 			nv, problems := corpus.LoadVocabulary("store:vocabulary.yaml", vocab)
 			if nv == nil {
-				return nil, fmt.Errorf("the store's vocabulary does not load: %v", problems)
+				return nil, nil, fmt.Errorf("the store's vocabulary does not load: %v", problems)
 			}
 			// Search reads the terms' aliases and the synonyms shipped
 			// beside the vocabulary, so a replica answers as the files do.
@@ -205,31 +212,49 @@ func buildFromStore(log *slog.Logger) replica.Builder {
 			} else {
 				log.Warn("the shipped aliases do not fit the store's vocabulary; search runs without them", "problems", len(ps))
 			}
-			v, vocabHash, parsed = nv, h, map[string]*incidentlib.Case{} // cases read against the old vocabulary are stale
+			v, vocabHash, parsed = nv, h, map[string]parsedCase{} // cases read against the old vocabulary are stale
 		}
 		now := time.Now()
-		next := make(map[string]*incidentlib.Case, len(files))
+		next := make(map[string]parsedCase, len(files))
 		loaded := make([]*incidentlib.Case, 0, len(files))
+		var skipped []replica.Skipped
 		for _, f := range files {
 			key := f.Hash
 			if key == "" {
 				key = pgstore.Hash(f.Content)
 			}
-			c, ok := parsed[key]
+			// The key holds the stored ID too: the same bytes under
+			// another ID are another verdict.
+			key = f.ID + " " + key
+			p, ok := parsed[key]
 			if !ok {
-				var problems corpus.Problems
-				c, problems = corpus.ParseCase(v, "store/"+f.ID+".yaml", f.Content, now)
-				for _, p := range problems {
-					log.Warn("a case in the store has a problem", "problem", p.String())
+				c, problems := corpus.ParseCase(v, "store/"+f.ID+".yaml", f.Content, now)
+				for _, pr := range problems {
+					log.Warn("a case in the store has a problem", "case", f.ID, "problem", pr.String())
+				}
+				p = parsedCase{c: c}
+				switch {
+				case c == nil && len(problems) > 0:
+					p.reason = "it does not load: " + problems[0].Message
+				case c == nil:
+					p.reason = "it does not load"
+				case c.ID != f.ID:
+					p.c, p.reason = nil, fmt.Sprintf("its file's id is %q, not %s", c.ID, f.ID)
 				}
 			}
-			next[key] = c
-			if c != nil {
-				loaded = append(loaded, c)
+			next[key] = p
+			if p.c != nil {
+				loaded = append(loaded, p.c)
+			} else {
+				skipped = append(skipped, replica.Skipped{ID: f.ID, Seq: f.Seq, Reason: p.reason})
 			}
 		}
 		parsed = next
-		return engine.Open(ctx, v, loaded, engine.Options{})
+		lib, err := engine.Open(ctx, v, loaded, engine.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		return lib, skipped, nil
 	}
 }
 
@@ -270,6 +295,7 @@ func (m *Main) withWritePath(public server.Handlers, r *replica.Replica, cfg ser
 	}
 	if st, ok := r.Feed().(*pgstore.Store); ok {
 		st.SetIDRanges(cfg.idRanges.public, cfg.idRanges.teams)
+		st.SetPublishCheck(publishCheck(r.Vocabulary))
 	}
 	write := contribute.New(contribute.Config{
 		Workflow: wf,
@@ -309,14 +335,58 @@ func (m *Main) withWritePath(public server.Handlers, r *replica.Replica, cfg ser
 	return out
 }
 
-// validateDraft checks a draft's case file as incidentlib validate does.
+// validateDraft checks a draft's case file as incidentlib validate does,
+// as it will be published: with id given on its parsed document (never on
+// a line that merely starts with "id:"). Problems are reported at the
+// lines the author wrote.
 func validateDraft(v *incidentlib.Vocabulary, content []byte, id string) []incidentlib.Problem {
-	_, ps := corpus.ParseCase(v, id+".yaml", content, time.Now())
+	withID, idLine, err := corpus.SetCaseID(content, id)
+	if err != nil {
+		return []incidentlib.Problem{idProblem(err)}
+	}
+	// An id line the check had to add moves the lines after it down by one.
+	shift := bytes.Count(withID, []byte("\n")) - bytes.Count(content, []byte("\n"))
+	_, ps := corpus.ParseCase(v, id+".yaml", withID, time.Now())
 	out := make([]incidentlib.Problem, len(ps))
 	for i, p := range ps {
-		out[i] = incidentlib.Problem{Line: p.Line, Message: p.Message}
+		line := p.Line
+		if shift == 1 && line > idLine {
+			line--
+		}
+		out[i] = incidentlib.Problem{Line: line, Message: p.Message}
 	}
 	return out
+}
+
+// publishCheck is what the store runs on a draft as it publishes it, in
+// the transaction that writes it: the ID given on the parsed document, and
+// the file that results validated under that ID, so no draft can publish a
+// case that loads under another ID than the one it got.
+func publishCheck(v func() *incidentlib.Vocabulary) func(content []byte, id string) ([]byte, []incidentlib.Problem) {
+	return func(content []byte, id string) ([]byte, []incidentlib.Problem) {
+		withID, _, err := corpus.SetCaseID(content, id)
+		if err != nil {
+			return nil, []incidentlib.Problem{idProblem(err)}
+		}
+		_, ps := corpus.ParseCase(v(), id+".yaml", withID, time.Now())
+		if len(ps) > 0 {
+			out := make([]incidentlib.Problem, len(ps))
+			for i, p := range ps {
+				out[i] = incidentlib.Problem{Line: p.Line, Message: p.Message}
+			}
+			return nil, out
+		}
+		return withID, nil
+	}
+}
+
+// idProblem is a case file that cannot take an ID, as a problem.
+func idProblem(err error) incidentlib.Problem {
+	var e *corpus.IDError
+	if errors.As(err, &e) {
+		return incidentlib.Problem{Line: e.Line, Message: e.Message}
+	}
+	return incidentlib.Problem{Message: err.Error()}
 }
 
 // idRanges are the case numbers publication draws from.
