@@ -87,9 +87,13 @@ type CaseVersion struct {
 // Workflow is the write path. Every method checks the account's role and
 // team; the content of drafts is validated by the caller first.
 type Workflow interface {
-	// Authenticate returns the account a token or session belongs to, or
-	// EUNAUTHORIZED.
+	// Authenticate returns the account an API token belongs to, or
+	// EUNAUTHORIZED (a session is not an API token).
 	Authenticate(ctx context.Context, token string) (*Account, error)
+	// SessionAccount returns the account a web session belongs to, or
+	// EUNAUTHORIZED: a session lives only while the token that started it
+	// does.
+	SessionAccount(ctx context.Context, session string) (*Account, error)
 	// CreateDraft starts a draft, of a new case or of an edit to caseID.
 	CreateDraft(ctx context.Context, a *Account, caseID string, private bool, content []byte) (*Draft, error)
 	// UpdateDraft replaces a draft's content while it is open or returned.
@@ -106,9 +110,10 @@ type Workflow interface {
 	ListDrafts(ctx context.Context, a *Account, state string) ([]*Draft, error)
 	// CaseHistory returns every version of a case the account may see.
 	CaseHistory(ctx context.Context, a *Account, caseID string) ([]CaseVersion, error)
-	// StartSession signs an account in to the web pages: a token that
-	// expires within hours.
-	StartSession(ctx context.Context, a *Account) (token string, expires time.Time, err error)
+	// StartSession signs in to the web pages with an API token: a session
+	// bound to that token and its account, which expires within hours and
+	// never outlives the token.
+	StartSession(ctx context.Context, token string) (a *Account, session string, expires time.Time, err error)
 	// EndSession signs out: the session token stops working at once.
 	EndSession(ctx context.Context, token string) error
 }

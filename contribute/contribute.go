@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -54,6 +55,7 @@ type Handler struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	limiter *httpx.RateLimiter
+	cop     *http.CrossOriginProtection
 }
 
 // Patterns are the URL patterns the handler answers; the server mounts
@@ -66,7 +68,7 @@ var Patterns = []string{
 
 // New returns the write path's handler.
 func New(cfg Config) *Handler {
-	h := &Handler{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	h := &Handler{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), cop: http.NewCrossOriginProtection()}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -108,7 +110,7 @@ func (h *Handler) authenticate(r *http.Request) (*incidentlib.Account, string, e
 		return a, "", err
 	}
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
-		a, err := h.cfg.Workflow.Authenticate(r.Context(), c.Value)
+		a, err := h.cfg.Workflow.SessionAccount(r.Context(), c.Value)
 		if err != nil {
 			return nil, "", err
 		}
@@ -134,6 +136,10 @@ type apiHandler func(w http.ResponseWriter, r *http.Request, a *incidentlib.Acco
 
 func (h *Handler) api(f apiHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h.checkWrite(w, r, r.Header.Get("Authorization") == ""); err != nil {
+			writeProblem(w, err)
+			return
+		}
 		a, _, err := h.authenticate(r)
 		if err == nil && a == nil {
 			err = &incidentlib.Error{Code: incidentlib.EUNAUTHORIZED, Message: "this endpoint needs a token: send Authorization: Bearer <token> (incidentlib token create)"}
@@ -149,6 +155,39 @@ func (h *Handler) api(f apiHandler) http.HandlerFunc {
 			writeProblem(w, err)
 		}
 	}
+}
+
+// maxJSONBody bounds a JSON request: a case file of maxBody, escaped.
+const maxJSONBody = 2*maxBody + 16<<10
+
+// checkWrite guards a write of the JSON API. Every write with a body must
+// say Content-Type: application/json (a cross-site form cannot, without a
+// preflight the API never grants), and a body over the limit gets 413
+// before it is read. A write that may be signed in by the session cookie
+// (no Authorization header) must also pass the cross-origin check of
+// Fetch metadata and Origin, and say application/json even without a
+// body: the browser sends the cookie along with any site's request.
+func (h *Handler) checkWrite(w http.ResponseWriter, r *http.Request, byCookie bool) error {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
+		return nil
+	}
+	if r.ContentLength > maxJSONBody {
+		return &incidentlib.Error{Code: incidentlib.ETOOLARGE, Param: "body", Message: "the request body is too large: a case file is at most 1 MiB"}
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxJSONBody)
+	hasBody := r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != http.NoBody)
+	if byCookie {
+		if err := h.cop.Check(r); err != nil {
+			return &incidentlib.Error{Code: incidentlib.EFORBIDDEN, Message: "a write signed in by the session cookie must come from this site's own pages"}
+		}
+	}
+	if hasBody || byCookie {
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if mt != "application/json" {
+			return &incidentlib.Error{Code: "media_type", Param: "Content-Type", Message: "send the body as JSON, with Content-Type: application/json"}
+		}
+	}
+	return nil
 }
 
 func (h *Handler) logInternal(r *http.Request, err error) {
@@ -178,6 +217,8 @@ func status(err error) int {
 		return http.StatusTooManyRequests
 	case "method":
 		return http.StatusMethodNotAllowed
+	case "media_type":
+		return http.StatusUnsupportedMediaType
 	}
 	return http.StatusInternalServerError
 }
@@ -262,9 +303,13 @@ type draftInput struct {
 }
 
 func readJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxBody+1))
+	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return &incidentlib.Error{Code: incidentlib.ETOOLARGE, Param: "body", Message: "the request body is too large: a case file is at most 1 MiB"}
+		}
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return incidentlib.InvalidParam("body", "the body is not complete JSON")
 		}

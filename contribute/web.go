@@ -67,7 +67,17 @@ func (h *Handler) web(f webHandler) http.HandlerFunc {
 		}
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, maxBody+64<<10)
-			if !validCSRF(session, r.PostFormValue("csrf")) || !sameOrigin(r) {
+			if err := r.ParseForm(); err != nil {
+				var tooLarge *http.MaxBytesError
+				if errors.As(err, &tooLarge) {
+					h.render(w, http.StatusRequestEntityTooLarge, "error", page{Title: "Too large", Account: a,
+						Error: "What you sent is too large: a case file is at most 1 MiB. Go back and shorten it."})
+					return
+				}
+				h.render(w, http.StatusBadRequest, "error", page{Title: "Bad request", Account: a, Error: "The form could not be read. Go back and send it again."})
+				return
+			}
+			if !validCSRF(session, r.PostFormValue("csrf")) || h.cop.Check(r) != nil || !sameOrigin(r) {
 				h.render(w, http.StatusForbidden, "error", page{Title: "Form expired", Account: a,
 					Error: "This form is out of date or came from another site. Go back, reload the page and send it again."})
 				return
@@ -118,13 +128,19 @@ func (h *Handler) showSignIn(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	next := safeNext(r.PostFormValue("next"))
-	a, err := h.cfg.Workflow.Authenticate(r.Context(), strings.TrimSpace(r.PostFormValue("token")))
-	if err == nil && !sameOrigin(r) {
+	var err error
+	if h.cop.Check(r) != nil || !sameOrigin(r) {
 		err = &incidentlib.Error{Code: incidentlib.EFORBIDDEN, Message: "sign in from this site's own page"}
 	}
 	var session string
+	var a *incidentlib.Account
 	if err == nil {
-		session, _, err = h.cfg.Workflow.StartSession(r.Context(), a)
+		a, session, _, err = h.cfg.Workflow.StartSession(r.Context(), strings.TrimSpace(r.PostFormValue("token")))
+		if err != nil {
+			h.log.Warn("sign-in refused", "remote", r.RemoteAddr, "reason", incidentlib.ErrorCode(err))
+		} else {
+			h.log.Info("signed in", "account", a.Name)
+		}
 	}
 	if err != nil {
 		h.logInternal(r, err)
@@ -136,10 +152,22 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// safeNext keeps a post-sign-in redirect on this site.
+// safeNext keeps a post-sign-in redirect on this site: a path of this
+// site and nothing a browser could read as another host ("//host",
+// "/\\host", or either with tabs or newlines in it, which browsers drop).
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.Contains(next, "\\") {
-		return "/drafts"
+	const fallback = "/drafts"
+	for _, c := range next {
+		if c < 0x20 || c == 0x7f || c == '\\' || c == ' ' {
+			return fallback
+		}
+	}
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
+		return fallback
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
+		return fallback
 	}
 	return next
 }

@@ -68,6 +68,8 @@ func scanDraft(row pgx.CollectableRow) (*incidentlib.Draft, error) {
 
 // CreateDraft implements incidentlib.Workflow.
 func (s *Store) CreateDraft(ctx context.Context, a *incidentlib.Account, caseID string, private bool, content []byte) (*incidentlib.Draft, error) {
+	ctx, cancel := s.writeContext(ctx)
+	defer cancel()
 	if !a.Role.Allows(incidentlib.RoleSubmitter) {
 		return nil, forbidden("writing drafts needs the submitter role; %s is a %s", a.Name, a.Role)
 	}
@@ -102,6 +104,8 @@ func draftName(d *incidentlib.Draft) string { return "draft " + strconv.FormatIn
 
 // FindDraft implements incidentlib.Workflow: a draft is seen by its team.
 func (s *Store) FindDraft(ctx context.Context, a *incidentlib.Account, id int64) (*incidentlib.Draft, error) {
+	ctx, cancel := s.writeContext(ctx)
+	defer cancel()
 	return s.findDraft(ctx, s.pool, a, id, false)
 }
 
@@ -130,6 +134,8 @@ func (s *Store) findDraft(ctx context.Context, q querier, a *incidentlib.Account
 
 // ListDrafts implements incidentlib.Workflow.
 func (s *Store) ListDrafts(ctx context.Context, a *incidentlib.Account, state string) ([]*incidentlib.Draft, error) {
+	ctx, cancel := s.writeContext(ctx)
+	defer cancel()
 	rows, err := s.pool.Query(ctx, `SELECT `+draftColumns+` FROM drafts WHERE team = $1 AND ($2 = '' OR state = $2)
 		ORDER BY updated_at DESC, id DESC LIMIT 200`, a.Team, state)
 	if err != nil {
@@ -263,6 +269,8 @@ func caseID(n int) string { return fmt.Sprintf("IL-%04d", n) }
 // changeDraft runs one change to a draft in a transaction that holds the
 // write lock and the draft's row, then records it in the audit log.
 func (s *Store) changeDraft(ctx context.Context, a *incidentlib.Account, id int64, action string, change func(pgx.Tx, *incidentlib.Draft) error) (*incidentlib.Draft, error) {
+	ctx, cancel := s.writeContext(ctx)
+	defer cancel()
 	var d *incidentlib.Draft
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, writeLock); err != nil {
@@ -287,6 +295,8 @@ func (s *Store) changeDraft(ctx context.Context, a *incidentlib.Account, id int6
 
 // CaseHistory implements incidentlib.Workflow.
 func (s *Store) CaseHistory(ctx context.Context, a *incidentlib.Account, id string) ([]incidentlib.CaseVersion, error) {
+	ctx, cancel := s.writeContext(ctx)
+	defer cancel()
 	var team string
 	err := s.pool.QueryRow(ctx, `SELECT team FROM cases WHERE id = $1`, id).Scan(&team)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && team != "" && (a == nil || team != a.Team)) {

@@ -226,3 +226,199 @@ func TestPublishRefusesWhatTheCheckRefuses(t *testing.T) {
 		t.Error("a store without a publish check published a draft unchecked")
 	}
 }
+
+// Issue 21: a draft save against a silent database hung for minutes, and
+// went on after its client had left.
+func TestWritesEndWhenTheDatabaseIsSilent(t *testing.T) {
+	url := pgstoretest.Database(t)
+	proxy, via := pgstoretest.NewProxy(t, url)
+	ctx := context.Background()
+	s, err := Open(ctx, via)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.Migrate(ctx)
+	a := account(t, s, "ana", "", incidentlib.RoleSubmitter)
+	s.SetWriteTimeout(2 * time.Second)
+	proxy.Freeze()
+	defer proxy.Thaw()
+	start := time.Now()
+	_, err = s.CreateDraft(ctx, a, "", false, []byte(draftBody))
+	wantCode(t, "a draft saved against a silent database", err, incidentlib.EUNAVAILABLE)
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("the save took %v; the write timeout is 2s", d)
+	}
+	if msg := incidentlib.ErrorMessage(err); !strings.Contains(msg, "did not answer in time") && !strings.Contains(msg, "does not answer") {
+		t.Errorf("message %q does not say the database did not answer", msg)
+	}
+	// A client that leaves ends its write at once.
+	cctx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start = time.Now()
+	_, err = s.CreateDraft(cctx, a, "", false, []byte(draftBody))
+	if err == nil {
+		t.Fatal("a write whose client left succeeded against a silent database")
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the write went on %v after its client left", d)
+	}
+}
+
+// A publication that waits for the write lock (another writer stuck)
+// gives up within the write timeout instead of queueing for ever.
+func TestWritesDoNotWaitForeverForTheWriteLock(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	a := account(t, s, "ana", "", incidentlib.RoleAdmin)
+	d, _ := s.CreateDraft(ctx, a, "", false, []byte(draftBody))
+	s.SubmitDraft(ctx, a, d.ID)
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, writeLock); err != nil {
+		t.Fatal(err)
+	}
+	s.SetWriteTimeout(time.Second)
+	start := time.Now()
+	_, err = s.ReviewDraft(ctx, a, d.ID, true, "")
+	wantCode(t, "a publication waiting for the write lock", err, incidentlib.EUNAVAILABLE)
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("the publication waited %v", el)
+	}
+}
+
+func TestWithdrawAndPurge(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	a := account(t, s, "ana", "", incidentlib.RoleAdmin)
+	if _, err := s.Import(ctx, []byte("vocab"), []incidentlib.StoredCase{caseFile("IL-0001", "title: one\n"), caseFile("IL-0002", "title: two\n")}, "import"); err != nil {
+		t.Fatal(err)
+	}
+	edit, _ := s.CreateDraft(ctx, a, "IL-0001", false, []byte("id: IL-0001\ntitle: one, with a secret\n"))
+	s.SubmitDraft(ctx, a, edit.ID)
+	if _, err := s.ReviewDraft(ctx, a, edit.ID, true, ""); err != nil {
+		t.Fatal(err)
+	}
+	edit, _ = s.CreateDraft(ctx, a, "IL-0001", false, []byte("id: IL-0001\ntitle: one, redacted\n"))
+	s.SubmitDraft(ctx, a, edit.ID)
+	s.ReviewDraft(ctx, a, edit.ID, true, "")
+	_, _, seq, _ := s.Snapshot(ctx)
+
+	// Purge keeps the version served and deletes the ones before it.
+	res, err := s.Purge(ctx, "IL-0001", "maint")
+	if err != nil || res.Versions != 2 || res.Drafts != 1 || res.Case {
+		t.Fatalf("Purge = %+v, %v; want 2 old versions and 1 draft", res, err)
+	}
+	vs, _ := s.Versions(ctx, "IL-0001")
+	if len(vs) != 1 || !strings.Contains(string(vs[0].Content), "redacted") {
+		t.Errorf("after the purge: %d versions; want the current one alone", len(vs))
+	}
+	var secret int
+	s.pool.QueryRow(ctx, `SELECT count(*) FROM drafts WHERE content LIKE '%secret%'`).Scan(&secret)
+	if secret != 0 {
+		t.Error("a purged version's text is still in a draft")
+	}
+
+	// Withdraw takes the case out of snapshots and tells followers.
+	if err := s.Withdraw(ctx, "IL-0002", "maint", "published by mistake"); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, "withdrawing it twice", s.Withdraw(ctx, "IL-0002", "maint", ""), incidentlib.ENOTFOUND)
+	wantCode(t, "withdrawing a case that is not there", s.Withdraw(ctx, "IL-0404", "maint", ""), incidentlib.ENOTFOUND)
+	changed, _, err := s.Since(ctx, seq)
+	if err != nil || len(changed) != 1 || changed[0].ID != "IL-0002" || !changed[0].Withdrawn || len(changed[0].Content) != 0 {
+		t.Fatalf("Since after the withdrawal = %+v, %v", changed, err)
+	}
+	_, cases, _, _ := s.Snapshot(ctx)
+	if len(cases) != 1 || cases[0].ID != "IL-0001" {
+		t.Errorf("snapshot after the withdrawal holds %d cases, want IL-0001 alone", len(cases))
+	}
+	res, err = s.Purge(ctx, "IL-0002", "maint")
+	if err != nil || res.Versions != 1 || !res.Case {
+		t.Fatalf("Purge of a withdrawn case = %+v, %v; want every version and the case emptied", res, err)
+	}
+	var left int
+	s.pool.QueryRow(ctx, `SELECT count(*) FROM cases WHERE id = 'IL-0002' AND content = ''`).Scan(&left)
+	if left != 1 {
+		t.Error("the withdrawn case's record is gone or still holds its text")
+	}
+	_, err = s.Purge(ctx, "IL-0404", "maint")
+	wantCode(t, "purging a case that is not there", err, incidentlib.ENOTFOUND)
+}
+
+// Issue 21: a session signed in again for a fresh 12 hours, worked as a
+// Bearer token, and outlived the token that made it.
+func TestSessionsAreBoundToTheirToken(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	account(t, s, "ana", "payments", incidentlib.RoleSubmitter)
+	tok, _, _ := s.CreateToken(ctx, "ana", "api", "laptop", time.Hour)
+	a, session, exp, err := s.StartSession(ctx, tok)
+	if err != nil || a.Name != "ana" {
+		t.Fatalf("StartSession = %+v, %v", a, err)
+	}
+	if time.Until(exp) > time.Hour+time.Second {
+		t.Errorf("the session expires %v from now, after the token that made it", time.Until(exp).Round(time.Second))
+	}
+	if a, err := s.SessionAccount(ctx, session); err != nil || a.Name != "ana" {
+		t.Fatalf("SessionAccount = %+v, %v", a, err)
+	}
+	_, err = s.Authenticate(ctx, session)
+	wantCode(t, "a session as a Bearer token", err, incidentlib.EUNAUTHORIZED)
+	_, _, _, err = s.StartSession(ctx, session)
+	wantCode(t, "a session signing in for another", err, incidentlib.EUNAUTHORIZED)
+	_, err = s.SessionAccount(ctx, tok)
+	wantCode(t, "an API token as a session", err, incidentlib.EUNAUTHORIZED)
+
+	if ok, err := s.RevokeToken(ctx, tok); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	_, err = s.SessionAccount(ctx, session)
+	wantCode(t, "a session after its token was revoked", err, incidentlib.EUNAUTHORIZED)
+
+	// A session from a short token dies when the token expires.
+	short, _, _ := s.CreateToken(ctx, "ana", "api", "", time.Second)
+	_, shortSession, _, err := s.StartSession(ctx, short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2100 * time.Millisecond)
+	_, err = s.SessionAccount(ctx, shortSession)
+	wantCode(t, "a session after its token expired", err, incidentlib.EUNAUTHORIZED)
+
+	// Sessions per account are bounded: the oldest end.
+	many, _, _ := s.CreateToken(ctx, "ana", "api", "", time.Hour)
+	var sessions []string
+	for range MaxSessionsPerAccount + 3 {
+		_, ss, _, err := s.StartSession(ctx, many)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, ss)
+	}
+	_, err = s.SessionAccount(ctx, sessions[0])
+	wantCode(t, "the oldest session past the limit", err, incidentlib.EUNAUTHORIZED)
+	if _, err := s.SessionAccount(ctx, sessions[len(sessions)-1]); err != nil {
+		t.Errorf("the newest session: %v", err)
+	}
+	var signIns int
+	s.pool.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE action = 'session.start' AND actor = 'ana'`).Scan(&signIns)
+	if signIns != MaxSessionsPerAccount+5 {
+		t.Errorf("audit log holds %d sign-ins, want %d", signIns, MaxSessionsPerAccount+5)
+	}
+
+	// Disabling the account ends everything it holds.
+	n, err := s.DisableAccount(ctx, "ana", "admin")
+	if err != nil || n == 0 {
+		t.Fatalf("DisableAccount = %d, %v", n, err)
+	}
+	_, err = s.Authenticate(ctx, many)
+	wantCode(t, "a token of a disabled account", err, incidentlib.EUNAUTHORIZED)
+	_, err = s.SessionAccount(ctx, sessions[len(sessions)-1])
+	wantCode(t, "a session of a disabled account", err, incidentlib.EUNAUTHORIZED)
+	_, err = s.DisableAccount(ctx, "nobody", "admin")
+	wantCode(t, "disabling no account", err, incidentlib.ENOTFOUND)
+}

@@ -20,6 +20,9 @@ func (m *Main) moreCommands() map[string]func(context.Context, []string) int {
 		"import":  m.runImport,
 		"user":    m.runUser,
 		"token":   m.runToken,
+		"withdraw":  m.runWithdraw,
+		"unpublish": m.runWithdraw,
+		"purge":     m.runPurge,
 		"bench": func(ctx context.Context, args []string) int {
 			if len(args) > 0 && args[0] == "relevance" {
 				return relevance.Main(ctx, args[1:], m.Stdout, m.Stderr)
