@@ -28,10 +28,14 @@ const (
 	RoleSubmitter Role = "submitter" // writes and submits drafts
 	RoleReviewer  Role = "reviewer"  // approves (publishes) or returns drafts
 	RoleAdmin     Role = "admin"     // manages accounts and tokens
+	// RoleMaintainer looks after the whole library: edits any public case
+	// (the shipped corpus too), reads any public case's history, and may
+	// withdraw and purge cases.
+	RoleMaintainer Role = "maintainer"
 )
 
 // Roles lists the roles, least first.
-var Roles = []Role{RoleReader, RoleSubmitter, RoleReviewer, RoleAdmin}
+var Roles = []Role{RoleReader, RoleSubmitter, RoleReviewer, RoleAdmin, RoleMaintainer}
 
 // Allows reports whether the role includes another.
 func (r Role) Allows(need Role) bool { return r.rank() >= need.rank() && need.rank() > 0 }

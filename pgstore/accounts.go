@@ -38,7 +38,7 @@ func (s *Store) AddAccount(ctx context.Context, name, team string, role incident
 		return nil, incidentlib.InvalidParam("team", "%q is not a valid team name: lower-case letters, digits, '.', '_' and '-', up to 63", team)
 	}
 	if !role.Allows(role) {
-		return nil, incidentlib.InvalidParam("role", "unknown role %q: want reader, submitter, reviewer or admin", role)
+		return nil, incidentlib.InvalidParam("role", "unknown role %q: want reader, submitter, reviewer, admin or maintainer", role)
 	}
 	a := &incidentlib.Account{Name: name, Team: team, Role: role}
 	err := s.pool.QueryRow(ctx, `INSERT INTO accounts (name, team, role) VALUES ($1, $2, $3) RETURNING id`, name, team, string(role)).Scan(&a.ID)

@@ -50,6 +50,20 @@ func (s *Store) rangeFor(d *incidentlib.Draft) IDRange {
 	return DefaultPrivateRange
 }
 
+// mayEditPublic is the ownership rule of public cases: the team that
+// published one edits it, and maintainers edit any (the shipped corpus and
+// imported files, owned by no team, only they).
+func mayEditPublic(team string, role incidentlib.Role, owner string) bool {
+	return role == incidentlib.RoleMaintainer || (owner != "" && owner == team)
+}
+
+func ownerOnly(caseID, owner string) error {
+	if owner == "" {
+		return forbidden("%s is part of the shipped or imported library: only a maintainer edits it; propose the change to one", caseID)
+	}
+	return forbidden("%s was published by another team: only that team or a maintainer edits it", caseID)
+}
+
 func forbidden(format string, args ...any) error {
 	return &incidentlib.Error{Code: incidentlib.EFORBIDDEN, Message: fmt.Sprintf(format, args...)}
 }
@@ -74,13 +88,16 @@ func (s *Store) CreateDraft(ctx context.Context, a *incidentlib.Account, caseID 
 		return nil, forbidden("writing drafts needs the submitter role; %s is a %s", a.Name, a.Role)
 	}
 	if caseID != "" {
-		var team string
-		err := s.pool.QueryRow(ctx, `SELECT team FROM cases WHERE id = $1`, caseID).Scan(&team)
+		var team, owner string
+		err := s.pool.QueryRow(ctx, `SELECT team, owner_team FROM cases WHERE id = $1 AND withdrawn_at IS NULL`, caseID).Scan(&team, &owner)
 		if errors.Is(err, pgx.ErrNoRows) || (err == nil && team != "" && team != a.Team) {
 			return nil, &incidentlib.Error{Code: incidentlib.ENOTFOUND, Param: "case_id", Message: fmt.Sprintf("no case %s in the library", caseID)}
 		}
 		if err != nil {
 			return nil, writeError(err)
+		}
+		if team == "" && !mayEditPublic(a.Team, a.Role, owner) {
+			return nil, ownerOnly(caseID, owner)
 		}
 		private = team != ""
 	}
@@ -185,7 +202,7 @@ func (s *Store) ReviewDraft(ctx context.Context, a *incidentlib.Account, id int6
 		if !a.Role.Allows(incidentlib.RoleReviewer) {
 			return forbidden("reviewing needs the reviewer role; %s is a %s", a.Name, a.Role)
 		}
-		if d.Author == a.Name && a.Role != incidentlib.RoleAdmin {
+		if d.Author == a.Name && !a.Role.Allows(incidentlib.RoleAdmin) {
 			return forbidden("a draft is reviewed by someone other than its author")
 		}
 		if d.State != incidentlib.DraftSubmitted {
@@ -221,6 +238,17 @@ func (s *Store) publish(ctx context.Context, tx pgx.Tx, a *incidentlib.Account, 
 		}
 		d.CaseID = caseID(next)
 	}
+	if d.CaseID != "" && !d.Private {
+		var owner string
+		var withdrawn bool
+		err := tx.QueryRow(ctx, `SELECT owner_team, withdrawn_at IS NOT NULL FROM cases WHERE id = $1`, d.CaseID).Scan(&owner, &withdrawn)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if err == nil && !withdrawn && !mayEditPublic(d.Team, a.Role, owner) {
+			return ownerOnly(d.CaseID, owner)
+		}
+	}
 	if s.publishCheck == nil {
 		return errors.New("the store has no publish check configured (SetPublishCheck); nothing is published unchecked")
 	}
@@ -246,11 +274,12 @@ func (s *Store) publish(ctx context.Context, tx pgx.Tx, a *incidentlib.Account, 
 	hash := Hash(d.Content)
 	var version int
 	err := tx.QueryRow(ctx, `
-		INSERT INTO cases (id, file_name, content, content_hash, version, updated_by, team)
-		VALUES ($1, $2, $3, $4, 1, $5, $6)
+		INSERT INTO cases (id, file_name, content, content_hash, version, updated_by, team, owner_team)
+		VALUES ($1, $2, $3, $4, 1, $5, $6, $7)
 		ON CONFLICT (id) DO UPDATE SET content = EXCLUDED.content, content_hash = EXCLUDED.content_hash,
-			version = cases.version + 1, seq = nextval('change_seq'), updated_at = now(), updated_by = EXCLUDED.updated_by
-		RETURNING version`, d.CaseID, d.CaseID+".yaml", d.Content, hash, d.Author, team).Scan(&version)
+			version = cases.version + 1, seq = nextval('change_seq'), updated_at = now(), updated_by = EXCLUDED.updated_by,
+			withdrawn_at = NULL
+		RETURNING version`, d.CaseID, d.CaseID+".yaml", d.Content, hash, d.Author, team, d.Team).Scan(&version)
 	if err != nil {
 		return err
 	}
@@ -297,13 +326,18 @@ func (s *Store) changeDraft(ctx context.Context, a *incidentlib.Account, id int6
 func (s *Store) CaseHistory(ctx context.Context, a *incidentlib.Account, id string) ([]incidentlib.CaseVersion, error) {
 	ctx, cancel := s.writeContext(ctx)
 	defer cancel()
-	var team string
-	err := s.pool.QueryRow(ctx, `SELECT team FROM cases WHERE id = $1`, id).Scan(&team)
+	var team, owner string
+	err := s.pool.QueryRow(ctx, `SELECT team, owner_team FROM cases WHERE id = $1`, id).Scan(&team, &owner)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && team != "" && (a == nil || team != a.Team)) {
 		return nil, &incidentlib.Error{Code: incidentlib.ENOTFOUND, Param: "id", Message: fmt.Sprintf("no case %s in the library", id)}
 	}
 	if err != nil {
 		return nil, writeError(err)
+	}
+	// Old versions may hold what an edit took out: a public case's history
+	// is for the team that owns it and the maintainers.
+	if team == "" && (a == nil || !mayEditPublic(a.Team, a.Role, owner)) {
+		return nil, forbidden("the history of %s is for the team that published it and the maintainers", id)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT version, content, created_by, created_at FROM case_versions WHERE case_id = $1 ORDER BY version`, id)
 	if err != nil {

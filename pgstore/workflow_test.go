@@ -293,7 +293,7 @@ func TestWritesDoNotWaitForeverForTheWriteLock(t *testing.T) {
 func TestWithdrawAndPurge(t *testing.T) {
 	s := openTest(t)
 	ctx := context.Background()
-	a := account(t, s, "ana", "", incidentlib.RoleAdmin)
+	a := account(t, s, "ana", "", incidentlib.RoleMaintainer)
 	if _, err := s.Import(ctx, []byte("vocab"), []incidentlib.StoredCase{caseFile("IL-0001", "title: one\n"), caseFile("IL-0002", "title: two\n")}, "import"); err != nil {
 		t.Fatal(err)
 	}
@@ -421,4 +421,52 @@ func TestSessionsAreBoundToTheirToken(t *testing.T) {
 	wantCode(t, "a session of a disabled account", err, incidentlib.EUNAUTHORIZED)
 	_, err = s.DisableAccount(ctx, "nobody", "admin")
 	wantCode(t, "disabling no account", err, incidentlib.ENOTFOUND)
+}
+
+// Issue 21: any team rewrote any public case (the shipped corpus and other
+// teams' cases) with only its own review, and every account read every
+// public case's old versions.
+func TestPublicCasesBelongToTheTeamThatPublishedThem(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	if _, err := s.Import(ctx, []byte("vocab"), []incidentlib.StoredCase{caseFile("IL-0001", "title: shipped\n")}, "import"); err != nil {
+		t.Fatal(err)
+	}
+	payAuthor := account(t, s, "ana", "payments", incidentlib.RoleAdmin)
+	payReviewer := account(t, s, "rui", "payments", incidentlib.RoleReviewer)
+	other := account(t, s, "oz", "search", incidentlib.RoleAdmin)
+	maint := account(t, s, "mae", "", incidentlib.RoleMaintainer)
+
+	d, _ := s.CreateDraft(ctx, payAuthor, "", false, []byte(draftBody))
+	s.SubmitDraft(ctx, payAuthor, d.ID)
+	pub, err := s.ReviewDraft(ctx, payReviewer, d.ID, true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.CreateDraft(ctx, other, pub.CaseID, false, []byte(draftBody))
+	wantCode(t, "another team editing a team's public case", err, incidentlib.EFORBIDDEN)
+	_, err = s.CreateDraft(ctx, payAuthor, "IL-0001", false, []byte(draftBody))
+	wantCode(t, "a team editing the shipped corpus", err, incidentlib.EFORBIDDEN)
+	if _, err := s.CreateDraft(ctx, payAuthor, pub.CaseID, false, []byte(draftBody)); err != nil {
+		t.Errorf("the owning team editing its case: %v", err)
+	}
+	m, err := s.CreateDraft(ctx, maint, "IL-0001", false, []byte("id: IL-0001\ntitle: corrected\n"))
+	if err != nil {
+		t.Fatalf("a maintainer editing the shipped corpus: %v", err)
+	}
+	s.SubmitDraft(ctx, maint, m.ID)
+	if _, err := s.ReviewDraft(ctx, maint, m.ID, true, ""); err != nil {
+		t.Errorf("a maintainer publishing a shipped case's edit: %v", err)
+	}
+
+	_, err = s.CaseHistory(ctx, other, pub.CaseID)
+	wantCode(t, "another team reading a public case's history", err, incidentlib.EFORBIDDEN)
+	_, err = s.CaseHistory(ctx, nil, pub.CaseID)
+	wantCode(t, "no account reading a public case's history", err, incidentlib.EFORBIDDEN)
+	if vs, err := s.CaseHistory(ctx, payReviewer, pub.CaseID); err != nil || len(vs) != 1 {
+		t.Errorf("the owning team's history = %d versions, %v", len(vs), err)
+	}
+	if vs, err := s.CaseHistory(ctx, maint, "IL-0001"); err != nil || len(vs) != 2 {
+		t.Errorf("a maintainer's history of a shipped case = %d versions, %v", len(vs), err)
+	}
 }

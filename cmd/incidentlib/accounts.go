@@ -25,7 +25,7 @@ func (m *Main) runUser(ctx context.Context, args []string) int {
 	var url, team, role string
 	storeFlag(fs, &url)
 	fs.StringVar(&team, "team", "", "the team whose private cases the account sees and writes")
-	fs.StringVar(&role, "role", "", "reader, submitter, reviewer or admin")
+	fs.StringVar(&role, "role", "", "reader, submitter, reviewer, admin or maintainer")
 	name, rest := "", args[1:]
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
 		name, rest = rest[0], rest[1:]

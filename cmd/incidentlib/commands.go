@@ -13,13 +13,13 @@ import (
 // building the server never fetches or compiles their SQL drivers.
 func (m *Main) moreCommands() map[string]func(context.Context, []string) int {
 	return map[string]func(context.Context, []string) int{
-		"serve":   m.runServe,
-		"mcp":     m.runMCP,
-		"stats":   m.runStats,
-		"migrate": m.runMigrate,
-		"import":  m.runImport,
-		"user":    m.runUser,
-		"token":   m.runToken,
+		"serve":     m.runServe,
+		"mcp":       m.runMCP,
+		"stats":     m.runStats,
+		"migrate":   m.runMigrate,
+		"import":    m.runImport,
+		"user":      m.runUser,
+		"token":     m.runToken,
 		"withdraw":  m.runWithdraw,
 		"unpublish": m.runWithdraw,
 		"purge":     m.runPurge,

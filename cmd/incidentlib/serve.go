@@ -138,7 +138,12 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	if r, ok := eng.(*replica.Replica); ok {
 		f := func() string { return r.Status().Warning() }
 		degraded.Store(&f)
+		var built atomic.Int64
 		r.OnStatus(func(st *replica.Status) {
+			// A new library: no cached answer of the old one may be served.
+			if b := st.Built.UnixNano(); built.Swap(b) != b {
+				srv.LibraryChanged()
+			}
 			srv.SetGauge("incidentlib_store_change", "The last change of the store this replica serves.", float64(st.Seq))
 			srv.SetGauge("incidentlib_store_cases_left_out", "Cases in the store this replica cannot serve (see /readyz and the log).", float64(len(st.Skipped)))
 			srv.SetGauge("incidentlib_store_changes_skipped", "Changes of the store this replica could not apply and skipped since it started.", float64(st.Rejected))
