@@ -150,7 +150,8 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 			srv.SetGauge("incidentlib_store_degraded", "1 while the store does not answer and the replica serves its last library.", map[bool]float64{true: 1}[st.Degraded])
 		})
 	}
-	makeHandlers := func(lib incidentlib.Library) (server.Handlers, error) {
+	// private: the handlers serve a team's library (its private cases too).
+	makeHandlers := func(lib incidentlib.Library, private bool) (server.Handlers, error) {
 		checks, auditor := kubegapFor(lib, cfg.baseURL)
 		webHandler, err := web.New(lib, web.Config{BaseURL: cfg.baseURL, Logger: log, Checks: checks})
 		if err != nil {
@@ -162,10 +163,10 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 			// so the protocol handlers' own limiters stay off.
 			API: httpapi.New(lib, httpapi.Config{BaseURL: cfg.baseURL, Logger: log, Checks: checks}),
 			MCP: mcpserver.NewHTTPHandler(lib, mcpserver.Config{BaseURL: cfg.baseURL, AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins,
-				Version: version(), Logger: log, Auditor: auditor, Checks: checks}),
+				Version: version(), Logger: log, Auditor: auditor, Checks: checks, Private: private}),
 		}, nil
 	}
-	handlers, err := makeHandlers(eng)
+	handlers, err := makeHandlers(eng, false)
 	if err != nil {
 		log.Error("web pages", "err", err)
 		return exitProblems

@@ -288,7 +288,7 @@ func (m *Main) openReplica(ctx context.Context, cmd, url string, log *slog.Logge
 // and routes each signed-in team to handlers over its own library (the
 // public cases and its private ones), made on first use.
 func (m *Main) withWritePath(public server.Handlers, r *replica.Replica, cfg serveConfig, log *slog.Logger,
-	makeHandlers func(incidentlib.Library) (server.Handlers, error)) server.Handlers {
+	makeHandlers func(incidentlib.Library, bool) (server.Handlers, error)) server.Handlers {
 	wf, ok := r.Feed().(incidentlib.Workflow)
 	if !ok {
 		return public
@@ -315,7 +315,7 @@ func (m *Main) withWritePath(public server.Handlers, r *replica.Replica, cfg ser
 		if h, ok := teams[team]; ok {
 			return h
 		}
-		h, err := makeHandlers(r.ForTeam(team))
+		h, err := makeHandlers(r.ForTeam(team), true)
 		if err != nil {
 			log.Error("handlers for a team", "team", team, "err", err)
 			return public
