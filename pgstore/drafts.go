@@ -37,17 +37,55 @@ func (s *Store) SetPublishCheck(check func(content []byte, id string) ([]byte, [
 	s.publishCheck = check
 }
 
-func (s *Store) rangeFor(d *incidentlib.Draft) IDRange {
+// PrivateBlock is the size of the block of IDs a team without a
+// configured range gets from DefaultPrivateRange at its first private
+// publication.
+const PrivateBlock = 100
+
+// rangeFor returns the IDs a draft's publication draws from, in the
+// publishing transaction: the public range, the team's configured range,
+// or the team's own block of the default private range (allocated the
+// first time, so no two teams share numbers).
+func (s *Store) rangeFor(ctx context.Context, tx pgx.Tx, d *incidentlib.Draft) (IDRange, error) {
 	if !d.Private {
 		if s.publicRange.To == 0 {
-			return DefaultPublicRange
+			return DefaultPublicRange, nil
 		}
-		return s.publicRange
+		return s.publicRange, nil
 	}
 	if r, ok := s.privateRanges[d.Team]; ok {
-		return r
+		return r, nil
 	}
-	return DefaultPrivateRange
+	var r IDRange
+	err := tx.QueryRow(ctx, `SELECT from_id, to_id FROM team_id_blocks WHERE team = $1`, d.Team).Scan(&r.From, &r.To)
+	if err == nil {
+		return r, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return r, err
+	}
+	// The next free block (the caller holds the write lock).
+	var next int
+	if err := tx.QueryRow(ctx, `SELECT COALESCE(max(to_id) + 1, $1) FROM team_id_blocks WHERE from_id BETWEEN $1 AND $2`,
+		DefaultPrivateRange.From, DefaultPrivateRange.To).Scan(&next); err != nil {
+		return r, err
+	}
+	r = IDRange{From: next, To: next + PrivateBlock - 1}
+	for moved := true; moved; { // past the ranges teams are configured with
+		moved = false
+		for _, c := range s.privateRanges {
+			if r.From <= c.To && c.From <= r.To {
+				r = IDRange{From: c.To + 1, To: c.To + PrivateBlock}
+				moved = true
+			}
+		}
+	}
+	if r.To > DefaultPrivateRange.To {
+		return r, conflict("no block of private case IDs is left for team %s in %s–%s: give it a range with serve --team-ids %s=FROM-TO",
+			d.Team, caseID(DefaultPrivateRange.From), caseID(DefaultPrivateRange.To), d.Team)
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO team_id_blocks (team, from_id, to_id) VALUES ($1, $2, $3)`, d.Team, r.From, r.To)
+	return r, err
 }
 
 // mayEditPublic is the ownership rule of public cases: the team that
@@ -104,17 +142,58 @@ func (s *Store) CreateDraft(ctx context.Context, a *incidentlib.Account, caseID 
 	if private && a.Team == "" {
 		return nil, forbidden("a private case belongs to a team, and %s has none", a.Name)
 	}
-	rows, err := s.pool.Query(ctx, `INSERT INTO drafts (case_id, private, team, content, state, author)
-		VALUES ($1, $2, $3, $4, 'draft', $5) RETURNING `+draftColumns, caseID, private, a.Team, content, a.Name)
-	if err != nil {
-		return nil, writeError(err)
-	}
-	d, err := pgx.CollectExactlyOneRow(rows, scanDraft)
+	var d *incidentlib.Draft
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := s.checkQuota(ctx, tx, a, 0, len(content), true); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `INSERT INTO drafts (case_id, private, team, content, state, author)
+			VALUES ($1, $2, $3, $4, 'draft', $5) RETURNING `+draftColumns, caseID, private, a.Team, content, a.Name)
+		if err != nil {
+			return err
+		}
+		d, err = pgx.CollectExactlyOneRow(rows, scanDraft)
+		return err
+	})
 	if err != nil {
 		return nil, writeError(err)
 	}
 	s.audit(ctx, a.Name, "draft.create", draftName(d), "")
 	return d, nil
+}
+
+// Quotas per account, whatever the request rate limits: open drafts (not
+// yet published) and the bytes they hold. Sessions are bounded by
+// MaxSessionsPerAccount.
+const (
+	MaxOpenDrafts      = 100
+	MaxOpenDraftBytes  = 16 << 20
+	quotaHint          = "; ask a reviewer to publish or return some first"
+	openDraftCondition = `author = $1 AND state IN ('draft', 'submitted', 'returned')`
+)
+
+// checkQuota refuses a draft that would take the account past its quotas:
+// adding bytes (in place of draft except's, 0 for none) and, when adding,
+// one more draft. It locks the account's row, so an account's writes are
+// counted one at a time.
+func (s *Store) checkQuota(ctx context.Context, tx pgx.Tx, a *incidentlib.Account, except int64, bytes int, adding bool) error {
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM accounts WHERE name = $1 FOR UPDATE`, a.Name); err != nil {
+		return err
+	}
+	var n int
+	var total int64
+	if err := tx.QueryRow(ctx, `SELECT count(*), COALESCE(sum(octet_length(content)), 0) FROM drafts WHERE `+openDraftCondition+` AND id <> $2`,
+		a.Name, except).Scan(&n, &total); err != nil {
+		return err
+	}
+	if adding && n >= MaxOpenDrafts {
+		return forbidden("%s has %d open drafts, the most an account may hold"+quotaHint, a.Name, n)
+	}
+	if total+int64(bytes) > MaxOpenDraftBytes {
+		return forbidden("%s's open drafts would hold %d KiB, more than the %d MiB an account may hold"+quotaHint,
+			a.Name, (total+int64(bytes))>>10, MaxOpenDraftBytes>>20)
+	}
+	return nil
 }
 
 func draftName(d *incidentlib.Draft) string { return "draft " + strconv.FormatInt(d.ID, 10) }
@@ -171,6 +250,9 @@ func (s *Store) UpdateDraft(ctx context.Context, a *incidentlib.Account, id int6
 		if d.State != incidentlib.DraftOpen && d.State != incidentlib.DraftReturned {
 			return conflict("draft %d is %s and can no longer be edited", d.ID, d.State)
 		}
+		if err := s.checkQuota(ctx, tx, a, d.ID, len(content), false); err != nil {
+			return err
+		}
 		d.Content = content
 		_, err := tx.Exec(ctx, `UPDATE drafts SET content = $2, updated_at = now() WHERE id = $1`, d.ID, content)
 		return err
@@ -222,9 +304,12 @@ func (s *Store) ReviewDraft(ctx context.Context, a *incidentlib.Account, id int6
 // transaction (which holds the write lock).
 func (s *Store) publish(ctx context.Context, tx pgx.Tx, a *incidentlib.Account, d *incidentlib.Draft) error {
 	if d.CaseID == "" {
-		r := s.rangeFor(d)
+		r, err := s.rangeFor(ctx, tx, d)
+		if err != nil {
+			return err
+		}
 		var last string
-		err := tx.QueryRow(ctx, `SELECT id FROM cases WHERE id BETWEEN $1 AND $2 ORDER BY id DESC LIMIT 1`,
+		err = tx.QueryRow(ctx, `SELECT id FROM cases WHERE id BETWEEN $1 AND $2 ORDER BY id DESC LIMIT 1`,
 			caseID(r.From), caseID(r.To)).Scan(&last)
 		next := r.From
 		if err == nil {

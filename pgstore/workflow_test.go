@@ -470,3 +470,68 @@ func TestPublicCasesBelongToTheTeamThatPublishedThem(t *testing.T) {
 		t.Errorf("a maintainer's history of a shipped case = %d versions, %v", len(vs), err)
 	}
 }
+
+// Issue 21: an account wrote 1,000 drafts in 22 s and 50 × 1 MB in 19 s,
+// with no bound but the request rate (which --rate-limit 0 removed).
+func TestDraftQuotas(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	a := account(t, s, "ana", "payments", incidentlib.RoleSubmitter)
+	for i := range MaxOpenDrafts {
+		if _, err := s.CreateDraft(ctx, a, "", false, []byte(draftBody)); err != nil {
+			t.Fatalf("draft %d: %v", i+1, err)
+		}
+	}
+	_, err := s.CreateDraft(ctx, a, "", false, []byte(draftBody))
+	wantCode(t, "a draft past the count quota", err, incidentlib.EFORBIDDEN)
+	if err != nil && !strings.Contains(incidentlib.ErrorMessage(err), "open drafts") {
+		t.Errorf("message %q does not name the quota", incidentlib.ErrorMessage(err))
+	}
+
+	b := account(t, s, "bob", "payments", incidentlib.RoleSubmitter)
+	big := []byte(strings.Repeat("x", 1<<20))
+	var last *incidentlib.Draft
+	for i := range MaxOpenDraftBytes >> 20 {
+		if last, err = s.CreateDraft(ctx, b, "", false, big); err != nil {
+			t.Fatalf("1 MiB draft %d: %v", i+1, err)
+		}
+	}
+	_, err = s.CreateDraft(ctx, b, "", false, big)
+	wantCode(t, "a draft past the byte quota", err, incidentlib.EFORBIDDEN)
+	_, err = s.UpdateDraft(ctx, b, last.ID, append(big, 'y'))
+	wantCode(t, "an update past the byte quota", err, incidentlib.EFORBIDDEN)
+	if _, err := s.UpdateDraft(ctx, b, last.ID, []byte(draftBody)); err != nil {
+		t.Errorf("an update that shrinks a draft: %v", err)
+	}
+}
+
+// Issue 21: every team's private cases drew from one shared range, so a
+// team's first case number told it how many others had published.
+func TestEachTeamHasItsOwnPrivateIDs(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	publish := func(a *incidentlib.Account) string {
+		t.Helper()
+		d, err := s.CreateDraft(ctx, a, "", true, []byte(draftBody))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SubmitDraft(ctx, a, d.ID)
+		d, err = s.ReviewDraft(ctx, a, d.ID, true, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.CaseID
+	}
+	pay := account(t, s, "ana", "payments", incidentlib.RoleAdmin)
+	search := account(t, s, "oz", "search", incidentlib.RoleAdmin)
+	conf := account(t, s, "cy", "configured", incidentlib.RoleAdmin)
+	s.SetIDRanges(DefaultPublicRange, map[string]IDRange{"configured": {From: 9100, To: 9149}})
+	got := []string{publish(pay), publish(pay), publish(search), publish(conf), publish(search)}
+	want := []string{"IL-9000", "IL-9001", "IL-9150", "IL-9100", "IL-9151"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("publication %d got %s, want %s (all: %v)", i+1, got[i], want[i], got)
+		}
+	}
+}

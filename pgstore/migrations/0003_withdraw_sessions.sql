@@ -16,3 +16,11 @@ ALTER TABLE accounts ADD CONSTRAINT accounts_role_check CHECK (role IN ('reader'
 ALTER TABLE tokens ADD COLUMN parent_id bigint REFERENCES tokens (id);
 CREATE INDEX tokens_parent ON tokens (parent_id);
 CREATE INDEX tokens_account ON tokens (account_id);
+
+-- Each team's private cases draw from a block of IDs of their own, so a
+-- team's numbers say nothing of how many cases other teams have.
+CREATE TABLE team_id_blocks (
+	team    text PRIMARY KEY,
+	from_id integer NOT NULL UNIQUE,
+	to_id   integer NOT NULL
+);
