@@ -157,3 +157,36 @@ func jsonDecode(t *testing.T, body string, v any) {
 		t.Fatalf("%v: %.300s", err, body)
 	}
 }
+
+// Issue 21 (low): serve --store exited when the database was down at
+// start, so a rollout during a database outage crash-looped. It now
+// listens, says it is starting, and becomes ready when the database does.
+func TestServeStartsBeforeTheDatabaseAnswers(t *testing.T) {
+	url := pgstoretest.Database(t)
+	if code, _, errOut := run(t, "import", "--store", url); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	proxy, via := pgstoretest.NewProxy(t, url)
+	proxy.Cut()
+	s := serveForTest(t, "--log-level", "warn", "--store", via)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, body, _ := fetch(t, "GET", s.Base+"/readyz", "", "")
+		if code == 503 && strings.Contains(body, "starting") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz with the database down at start: %d %q; want 503 starting", code, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(1500 * time.Millisecond) // a retry or two
+	if code, _, _ := fetch(t, "GET", s.Base+"/healthz", "", ""); code != 200 {
+		t.Fatalf("/healthz while waiting for the database: %d; the process should live", code)
+	}
+	proxy.Restore(t)
+	s.waitReady()
+	if code, body, _ := fetch(t, "GET", s.Base+"/api/v1/cases/IL-0561", "", ""); code != 200 {
+		t.Errorf("a read once the database came back: %d %.200s", code, body)
+	}
+}

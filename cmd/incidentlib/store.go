@@ -262,22 +262,56 @@ func buildFromStore(log *slog.Logger) replica.Builder {
 // then kept current by a goroutine that follows the change feed until ctx
 // ends.
 func (m *Main) openReplica(ctx context.Context, cmd, url string, log *slog.Logger) (*replica.Replica, func(), int) {
-	st, code := m.openStore(ctx, cmd, url, log)
-	if st == nil {
-		return nil, nil, code
-	}
-	start := time.Now()
-	r, err := replica.Open(ctx, st, buildFromStore(log), log)
-	if err != nil {
+	// serve waits for a database that does not answer at start (it
+	// listens meanwhile, and /readyz says it is starting), so a replica
+	// started during a database outage comes up when the database does
+	// instead of crash-looping; other commands fail at once.
+	wait := cmd == "serve"
+	var st *pgstore.Store
+	var r *replica.Replica
+	backoff := time.Second
+	for {
+		var err error
+		if st == nil {
+			st, err = pgstore.Open(ctx, url)
+			if err != nil {
+				fmt.Fprintf(m.Stderr, "incidentlib %s: --store: %v\n", cmd, err)
+				return nil, nil, exitUsage
+			}
+		}
+		start := time.Now()
+		var applied []int
+		applied, err = st.Migrate(ctx)
+		if err == nil {
+			if len(applied) > 0 {
+				log.Info("store migrated", "versions", applied)
+			}
+			r, err = replica.Open(ctx, st, buildFromStore(log), log)
+		}
+		if err == nil {
+			log.Info("library loaded from the store", "cases", r.Status().Cases, "seq", r.Status().Seq, "took", time.Since(start).Round(time.Millisecond))
+			break
+		}
+		if wait && errors.Is(err, pgstore.ErrUnavailable) && ctx.Err() == nil {
+			log.Warn("the store does not answer; the library loads when it does", "retry_in", backoff, "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 15*time.Second)
+			continue
+		}
 		st.Close()
-		if errors.Is(err, replica.ErrNoLibrary) {
+		switch {
+		case errors.Is(err, replica.ErrNoLibrary):
 			fmt.Fprintf(m.Stderr, "incidentlib %s: %v\n", cmd, err)
 			return nil, nil, exitUsage
+		case ctx.Err() != nil:
+			return nil, nil, exitOK
 		}
 		fmt.Fprintf(m.Stderr, "incidentlib %s: loading the library from the store: %v\n", cmd, err)
 		return nil, nil, exitProblems
 	}
-	log.Info("library loaded from the store", "cases", r.Status().Cases, "seq", r.Status().Seq, "took", time.Since(start).Round(time.Millisecond))
 	fctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { r.Follow(fctx); close(done) }()
