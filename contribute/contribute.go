@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/incidentlib/incidentlib"
@@ -56,6 +57,7 @@ type Handler struct {
 	mux     *http.ServeMux
 	limiter *httpx.RateLimiter
 	cop     *http.CrossOriginProtection
+	memo    authMemo
 }
 
 // Patterns are the URL patterns the handler answers; the server mounts
@@ -99,24 +101,75 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // authenticate finds the account of a request: an Authorization bearer
 // token, else the session cookie. It returns nil and no error when the
-// request carries neither.
+// request carries neither. When the store does not answer (or not within
+// authTimeout), a token or session the store accepted within the last
+// authMemoFor is taken as it was, so signed-in readers keep their team's
+// cases through a database outage (writes fail anyway).
 func (h *Handler) authenticate(r *http.Request) (*incidentlib.Account, string, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), authTimeout)
+	defer cancel()
 	if auth := r.Header.Get("Authorization"); auth != "" {
 		if !strings.HasPrefix(auth, bearerPrefix) {
 			return nil, "", &incidentlib.Error{Code: incidentlib.EUNAUTHORIZED, Message: "the Authorization header must be \"Bearer <token>\""}
 		}
 		tok := strings.TrimSpace(auth[len(bearerPrefix):])
-		a, err := h.cfg.Workflow.Authenticate(r.Context(), tok)
+		a, err := h.memo.check(tok, false, func() (*incidentlib.Account, error) { return h.cfg.Workflow.Authenticate(ctx, tok) })
 		return a, "", err
 	}
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
-		a, err := h.cfg.Workflow.SessionAccount(r.Context(), c.Value)
+		a, err := h.memo.check(c.Value, true, func() (*incidentlib.Account, error) { return h.cfg.Workflow.SessionAccount(ctx, c.Value) })
 		if err != nil {
 			return nil, "", err
 		}
 		return a, c.Value, nil
 	}
 	return nil, "", nil
+}
+
+// How long a sign-in check may take, and how long a token the store
+// accepted is taken on trust while the store does not answer.
+const (
+	authTimeout = 2 * time.Second
+	authMemoFor = 10 * time.Minute
+	maxAuthMemo = 10000
+)
+
+// authMemo remembers the accounts of the tokens and sessions the store
+// accepted last, by the tokens' hashes (never the tokens themselves).
+type authMemo struct {
+	mu sync.Mutex
+	m  map[[32]byte]authEntry
+}
+
+type authEntry struct {
+	a       *incidentlib.Account
+	session bool
+	at      time.Time
+}
+
+func (m *authMemo) check(token string, session bool, ask func() (*incidentlib.Account, error)) (*incidentlib.Account, error) {
+	key := sha256.Sum256([]byte(token))
+	a, err := ask()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[[32]byte]authEntry{}
+	}
+	switch {
+	case err == nil:
+		if len(m.m) >= maxAuthMemo {
+			m.m = map[[32]byte]authEntry{}
+		}
+		m.m[key] = authEntry{a: a, session: session, at: time.Now()}
+		return a, nil
+	case incidentlib.ErrorCode(err) == incidentlib.EUNAVAILABLE:
+		if e, ok := m.m[key]; ok && e.session == session && time.Since(e.at) < authMemoFor {
+			return e.a, nil
+		}
+	default:
+		delete(m.m, key) // revoked, expired, disabled: forgotten at once
+	}
+	return nil, err
 }
 
 // allow applies the per-account rate limit.

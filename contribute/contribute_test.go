@@ -24,6 +24,9 @@ type fakeWorkflow struct {
 var errDown = &incidentlib.Error{Code: incidentlib.EUNAVAILABLE, Message: "the library's database does not answer"}
 
 func (f *fakeWorkflow) Authenticate(_ context.Context, tok string) (*incidentlib.Account, error) {
+	if f.down {
+		return nil, errDown
+	}
 	if a, ok := f.accounts[tok]; ok && !strings.HasPrefix(tok, "session-") {
 		return a, nil
 	}
@@ -76,6 +79,9 @@ func (f *fakeWorkflow) CaseHistory(context.Context, *incidentlib.Account, string
 	return nil, &incidentlib.Error{Code: incidentlib.ENOTFOUND, Message: "no such case"}
 }
 func (f *fakeWorkflow) SessionAccount(_ context.Context, tok string) (*incidentlib.Account, error) {
+	if f.down {
+		return nil, errDown
+	}
 	if a, ok := f.accounts[tok]; ok && strings.HasPrefix(tok, "session-") {
 		return a, nil
 	}
@@ -344,5 +350,43 @@ func TestWebFormTooLargeAndRedirects(t *testing.T) {
 	r = do(h, "POST", "/account/sign-in", url.Values{"token": {session}}, "", nil)
 	if r.StatusCode != 401 {
 		t.Errorf("signing in with a session: %d, want 401", r.StatusCode)
+	}
+}
+
+// Issue 21 (low): during a database outage signed-in readers lost their
+// team's private cases (cookie users silently). A token or session the
+// store accepted shortly before is taken on trust while it does not
+// answer; one it refused is not.
+func TestSignedInReadsOutliveAnOutage(t *testing.T) {
+	h, wf := newTest()
+	router := h.ByTeam(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "public") }),
+		func(team string) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "team "+team) })
+		})
+	r := do(h, "POST", "/account/sign-in", url.Values{"token": {"tok-ana"}}, "", nil)
+	session := r.Cookies()[0].Value
+	bearer := map[string]string{"Authorization": "Bearer tok-ana"}
+	if b := bodyOf(do(router, "GET", "/search", nil, session, nil)); b != "team payments" {
+		t.Fatalf("signed in: %q", b)
+	}
+	do(router, "GET", "/api/v1/cases", nil, "", bearer)
+	wf.down = true
+	if b := bodyOf(do(router, "GET", "/search", nil, session, nil)); b != "team payments" {
+		t.Errorf("a session during an outage reads %q, want its team's library", b)
+	}
+	if r := do(router, "GET", "/api/v1/cases", nil, "", bearer); bodyOf(r) != "team payments" {
+		t.Errorf("a token during an outage: %d", r.StatusCode)
+	}
+	if r := do(router, "GET", "/api/v1/cases", nil, "", map[string]string{"Authorization": "Bearer tok-never-seen"}); r.StatusCode != 503 {
+		t.Errorf("a token never seen, during an outage: %d, want 503", r.StatusCode)
+	}
+	wf.down = false
+	delete(wf.accounts, "tok-ana") // revoked
+	if r := do(router, "GET", "/api/v1/cases", nil, "", bearer); r.StatusCode != 401 {
+		t.Errorf("a revoked token: %d, want 401", r.StatusCode)
+	}
+	wf.down = true
+	if r := do(router, "GET", "/api/v1/cases", nil, "", bearer); r.StatusCode == 200 {
+		t.Error("a token refused before the outage is trusted during it")
 	}
 }
