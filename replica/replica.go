@@ -230,7 +230,7 @@ func (r *Replica) rebuild(ctx context.Context, vocab []byte, cases map[string]in
 		return nil, nil, err
 	}
 	if all || old == nil {
-		lib, skipped, err := r.build(ctx, vocab, public)
+		lib, skipped, err := r.buildOnce(ctx, vocab, public)
 		if err != nil {
 			return fail(err)
 		}
@@ -249,7 +249,7 @@ func (r *Replica) rebuild(ctx context.Context, vocab []byte, cases map[string]in
 				continue
 			}
 		}
-		lib, skipped, err := r.build(ctx, vocab, append(append([]incidentlib.StoredCase{}, public...), own...))
+		lib, skipped, err := r.buildOnce(ctx, vocab, append(append([]incidentlib.StoredCase{}, public...), own...))
 		if err != nil {
 			return fail(err)
 		}
@@ -273,6 +273,27 @@ func (r *Replica) rebuild(ctx context.Context, vocab []byte, cases map[string]in
 	}
 	r.log.Info("library built from the store", "public_cases", len(public), "teams", len(private), "took", time.Since(start).Round(time.Millisecond))
 	return next, retire, nil
+}
+
+// buildOnce builds a library whose Close runs once, however many times it
+// is called (at retirement and at the replica's Close, in either order).
+func (r *Replica) buildOnce(ctx context.Context, vocab []byte, cases []incidentlib.StoredCase) (Library, []Skipped, error) {
+	lib, skipped, err := r.build(ctx, vocab, cases)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &onceLibrary{Library: lib}, skipped, nil
+}
+
+type onceLibrary struct {
+	Library
+	once sync.Once
+	err  error
+}
+
+func (l *onceLibrary) Close() error {
+	l.once.Do(func() { l.err = l.Library.Close() })
+	return l.err
 }
 
 // swap serves next from now on, as of change seq, and retires what it

@@ -152,7 +152,7 @@ func TestReplicaFollowsTheFeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	go r.Follow(ctx)
-	lib := func() countingLibrary { return r.libs.Load().public.(countingLibrary) }
+	lib := func() countingLibrary { return r.libs.Load().public.(*onceLibrary).Library.(countingLibrary) }
 	if lib().cases != 1 {
 		t.Fatalf("built from %d cases, want 1", lib().cases)
 	}
@@ -203,7 +203,7 @@ func TestPrivateCasesStayInTheirTeamsLibrary(t *testing.T) {
 	count := func(lib incidentlib.Library) int {
 		switch l := lib.(type) {
 		case teamView:
-			return l.lib().(countingLibrary).cases
+			return l.lib().(*onceLibrary).Library.(countingLibrary).cases
 		}
 		t.Fatalf("unexpected library %T", lib)
 		return 0
@@ -234,7 +234,7 @@ func TestABadChangeIsSkippedLoudlyAndLaterOnesApply(t *testing.T) {
 	var mu sync.Mutex
 	r.OnStatus(func(st *Status) { mu.Lock(); statuses = append(statuses, st); mu.Unlock() })
 	go r.Follow(ctx)
-	lib := func() countingLibrary { return r.libs.Load().public.(countingLibrary) }
+	lib := func() countingLibrary { return r.libs.Load().public.(*onceLibrary).Library.(countingLibrary) }
 
 	feed.put("IL-boom")
 	eventually(t, "the bad change is skipped", func() bool { return r.Status().Rejected == 1 })
@@ -278,7 +278,7 @@ func TestOpenServesTheGoodCasesBesideABadOne(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open with bad rows in the store: %v", err)
 	}
-	if n := r.libs.Load().public.(countingLibrary).cases; n != 1 {
+	if n := r.libs.Load().public.(*onceLibrary).Library.(countingLibrary).cases; n != 1 {
 		t.Errorf("serving %d cases, want the good one", n)
 	}
 	if st := r.Status(); len(st.Skipped) != 2 || !strings.Contains(st.Warning(), "2 cases in the store are left out") {
