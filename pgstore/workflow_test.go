@@ -535,3 +535,30 @@ func TestEachTeamHasItsOwnPrivateIDs(t *testing.T) {
 		}
 	}
 }
+
+// Importing the files again (after an upgrade) never brings back a case
+// a maintainer withdrew, nor its purged text.
+func TestImportLeavesWithdrawnCasesAlone(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	files := []incidentlib.StoredCase{caseFile("IL-0001", "title: one\n")}
+	if _, err := s.Import(ctx, []byte("vocab"), files, "import"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Withdraw(ctx, "IL-0001", "maint", "wrong"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Purge(ctx, "IL-0001", "maint"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Import(ctx, nil, []incidentlib.StoredCase{caseFile("IL-0001", "title: one, changed\n")}, "import")
+	if err != nil || res.Updated != 0 || res.Unchanged != 1 {
+		t.Fatalf("import over a withdrawn case = %+v, %v; want it left alone", res, err)
+	}
+	if _, cases, _, _ := s.Snapshot(ctx); len(cases) != 0 {
+		t.Errorf("the withdrawn case is back: %d cases", len(cases))
+	}
+	if vs, _ := s.Versions(ctx, "IL-0001"); len(vs) != 0 {
+		t.Errorf("the import stored %d versions of a withdrawn case", len(vs))
+	}
+}

@@ -10,7 +10,8 @@ import (
 	"github.com/incidentlib/incidentlib"
 )
 
-// ImportResult counts what an import did.
+// ImportResult counts what an import did. A case a maintainer withdrew
+// is left as it is (withdrawn), counted as unchanged.
 type ImportResult struct {
 	Added, Updated, Unchanged int
 	VocabularyChanged         bool
@@ -61,7 +62,7 @@ func (s *Store) Import(ctx context.Context, vocabulary []byte, cases []incidentl
 					content = EXCLUDED.content, content_hash = EXCLUDED.content_hash,
 					version = cases.version + 1, seq = nextval('change_seq'),
 					updated_at = now(), updated_by = EXCLUDED.updated_by
-				WHERE cases.content_hash <> EXCLUDED.content_hash
+				WHERE cases.content_hash <> EXCLUDED.content_hash AND cases.withdrawn_at IS NULL
 				RETURNING version, seq`,
 				c.ID, c.Name, c.Content, hash, actor).Scan(&version, &seq)
 			if errors.Is(err, pgx.ErrNoRows) {

@@ -12,10 +12,12 @@ import (
 	"github.com/incidentlib/incidentlib/pgstore/pgstoretest"
 )
 
-// waitFor polls a URL until its body contains want.
+// waitFor polls a URL until its body contains want. The wait is long: a
+// replica rebuilds its library for each change, which takes seconds on a
+// loaded 2-core machine (TestMeasureStore measures it).
 func waitFor(t *testing.T, what, url, token, want string) string {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(45 * time.Second)
 	for {
 		_, body, _ := fetch(t, "GET", url, token, "")
 		if strings.Contains(body, want) {
