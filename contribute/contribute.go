@@ -114,16 +114,29 @@ func (h *Handler) authenticate(r *http.Request) (*incidentlib.Account, string, e
 		}
 		tok := strings.TrimSpace(auth[len(bearerPrefix):])
 		a, err := h.memo.check(tok, false, func() (*incidentlib.Account, error) { return h.cfg.Workflow.Authenticate(ctx, tok) })
-		return a, "", err
+		return remembered(r, a, "", err)
 	}
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
 		a, err := h.memo.check(c.Value, true, func() (*incidentlib.Account, error) { return h.cfg.Workflow.SessionAccount(ctx, c.Value) })
-		if err != nil {
-			return nil, "", err
-		}
-		return a, c.Value, nil
+		return remembered(r, a, c.Value, err)
 	}
 	return nil, "", nil
+}
+
+// remembered lets a read through on an account taken from memory, and
+// ends a write at once: the store that did not answer the sign-in would
+// not answer the write.
+func remembered(r *http.Request, a *incidentlib.Account, session string, err error) (*incidentlib.Account, string, error) {
+	if errors.Is(err, errRemembered) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			return nil, "", errStale
+		}
+		return a, session, nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return a, session, nil
 }
 
 // How long a sign-in check may take, and how long a token the store
@@ -147,6 +160,13 @@ type authEntry struct {
 	at      time.Time
 }
 
+// errStale is what a write gets when its sign-in could only be taken from
+// memory: the store did not answer, so the write would not either.
+// errRemembered tells authenticate the account came from memory.
+var errRemembered = errors.New("remembered")
+
+var errStale = &incidentlib.Error{Code: incidentlib.EUNAVAILABLE, Message: "the library's database does not answer; reading works, writing does not: try again in a minute"}
+
 func (m *authMemo) check(token string, session bool, ask func() (*incidentlib.Account, error)) (*incidentlib.Account, error) {
 	key := sha256.Sum256([]byte(token))
 	a, err := ask()
@@ -164,7 +184,7 @@ func (m *authMemo) check(token string, session bool, ask func() (*incidentlib.Ac
 		return a, nil
 	case incidentlib.ErrorCode(err) == incidentlib.EUNAVAILABLE:
 		if e, ok := m.m[key]; ok && e.session == session && time.Since(e.at) < authMemoFor {
-			return e.a, nil
+			return e.a, errRemembered
 		}
 	default:
 		delete(m.m, key) // revoked, expired, disabled: forgotten at once

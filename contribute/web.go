@@ -61,6 +61,11 @@ type webHandler func(w http.ResponseWriter, r *http.Request, a *incidentlib.Acco
 func (h *Handler) web(f webHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		a, session, err := h.authenticate(r)
+		if incidentlib.ErrorCode(err) == incidentlib.EUNAVAILABLE {
+			w.Header().Set("Retry-After", retryAfterDown)
+			h.render(w, http.StatusServiceUnavailable, "error", page{Title: "Try again in a minute", Error: incidentlib.ErrorMessage(err)})
+			return
+		}
 		if a == nil || err != nil {
 			http.Redirect(w, r, "/account/sign-in?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return

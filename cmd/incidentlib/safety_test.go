@@ -192,3 +192,35 @@ func TestServeStartsBeforeTheDatabaseAnswers(t *testing.T) {
 		t.Errorf("a read once the database came back: %d %.200s", code, body)
 	}
 }
+
+// Issue 21, High 2: a draft save against a silent database hung for over
+// three minutes. Through the server it now ends within seconds with a 503
+// that says the database did not answer.
+func TestADraftSaveAgainstASilentDatabaseEnds(t *testing.T) {
+	url := pgstoretest.Database(t)
+	if code, _, errOut := run(t, "import", "--store", url); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	ana := token(t, url, "ana", "", "submitter")
+	proxy, via := pgstoretest.NewProxy(t, url)
+	base := startServe(t, "--store", via)
+	if code, _, _ := fetch(t, "GET", base+"/api/v1/account", ana, ""); code != 200 {
+		t.Fatalf("account before the freeze: %d", code)
+	}
+	proxy.Freeze()
+	defer proxy.Thaw()
+	start := time.Now()
+	code, body, hdr := fetch(t, "POST", base+"/api/v1/drafts", ana, draftJSONBody(strings.Replace(newCase, "id: IL-9700\n", "", 1), false))
+	took := time.Since(start)
+	t.Logf("the save against a silent database ended after %v", took.Round(time.Millisecond))
+	if code != 503 || hdr.Get("Retry-After") == "" || !(strings.Contains(body, "did not answer") || strings.Contains(body, "does not answer")) {
+		t.Errorf("a draft saved against a silent database: %d %s", code, body)
+	}
+	if took > 10*time.Second {
+		t.Errorf("the save took %v; it should end within seconds", took)
+	}
+	// Reads go on meanwhile, from the replica's memory.
+	if code, _, _ := fetch(t, "GET", base+"/api/v1/cases?q=database", "", ""); code != 200 {
+		t.Errorf("a search while the database is silent: %d", code)
+	}
+}
