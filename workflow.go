@@ -109,9 +109,10 @@ type Workflow interface {
 	ReviewDraft(ctx context.Context, a *Account, id int64, approve bool, note string) (*Draft, error)
 	// FindDraft returns a draft the account may see.
 	FindDraft(ctx context.Context, a *Account, id int64) (*Draft, error)
-	// ListDrafts returns the drafts the account may see, newest first,
+	// ListDrafts returns one page (from 1) of the drafts the account may
+	// see, DraftsPerPage at most, and whether more follow; newest first,
 	// in one state or all ("").
-	ListDrafts(ctx context.Context, a *Account, state string) ([]*Draft, error)
+	ListDrafts(ctx context.Context, a *Account, state string, page int) (drafts []*Draft, more bool, err error)
 	// CaseHistory returns every version of a case the account may see.
 	CaseHistory(ctx context.Context, a *Account, caseID string) ([]CaseVersion, error)
 	// StartSession signs in to the web pages with an API token: a session
@@ -121,6 +122,9 @@ type Workflow interface {
 	// EndSession signs out: the session token stops working at once.
 	EndSession(ctx context.Context, token string) error
 }
+
+// DraftsPerPage is how many drafts one page of ListDrafts holds.
+const DraftsPerPage = 100
 
 // Problem is one thing wrong with a case file, at a line of it.
 type Problem struct {

@@ -433,7 +433,11 @@ func (h *Handler) apiListDrafts(w http.ResponseWriter, r *http.Request, a *incid
 	default:
 		return incidentlib.InvalidParam("state", "unknown state %q: want draft, submitted, returned or published", state)
 	}
-	ds, err := h.cfg.Workflow.ListDrafts(r.Context(), a, state)
+	page, err := pageParam(r)
+	if err != nil {
+		return err
+	}
+	ds, more, err := h.cfg.Workflow.ListDrafts(r.Context(), a, state, page)
 	if err != nil {
 		return err
 	}
@@ -441,7 +445,26 @@ func (h *Handler) apiListDrafts(w http.ResponseWriter, r *http.Request, a *incid
 	for i, d := range ds {
 		out[i] = toJSON(d)
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"drafts": out})
+	body := map[string]any{"drafts": out}
+	if more {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(page+1))
+		body["next"] = "/api/v1/drafts?" + q.Encode()
+	}
+	return writeJSON(w, http.StatusOK, body)
+}
+
+// pageParam reads ?page=N (from 1).
+func pageParam(r *http.Request) (int, error) {
+	p := r.URL.Query().Get("page")
+	if p == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > 100000 {
+		return 0, incidentlib.InvalidParam("page", "%q is not a page number (1, 2, …)", p)
+	}
+	return n, nil
 }
 
 func (h *Handler) apiCreateDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account) error {

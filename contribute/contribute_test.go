@@ -72,8 +72,8 @@ func (f *fakeWorkflow) ReviewDraft(_ context.Context, a *incidentlib.Account, id
 func (f *fakeWorkflow) FindDraft(_ context.Context, a *incidentlib.Account, id int64) (*incidentlib.Draft, error) {
 	return f.find(id)
 }
-func (f *fakeWorkflow) ListDrafts(context.Context, *incidentlib.Account, string) ([]*incidentlib.Draft, error) {
-	return f.drafts, nil
+func (f *fakeWorkflow) ListDrafts(context.Context, *incidentlib.Account, string, int) ([]*incidentlib.Draft, bool, error) {
+	return f.drafts, false, nil
 }
 func (f *fakeWorkflow) CaseHistory(context.Context, *incidentlib.Account, string) ([]incidentlib.CaseVersion, error) {
 	return nil, &incidentlib.Error{Code: incidentlib.ENOTFOUND, Message: "no such case"}

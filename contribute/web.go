@@ -36,6 +36,8 @@ type page struct {
 	MayReview bool
 	// MayEdit is true when the account may change and submit the draft.
 	MayEdit bool
+	// NextPage is the page of older drafts, 0 when there is none.
+	NextPage int
 }
 
 func (h *Handler) routeWeb(m *http.ServeMux) {
@@ -187,11 +189,19 @@ func (h *Handler) signOut(w http.ResponseWriter, r *http.Request, a *incidentlib
 }
 
 func (h *Handler) showDrafts(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
-	ds, err := h.cfg.Workflow.ListDrafts(r.Context(), a, "")
+	n, err := pageParam(r)
 	if err != nil {
 		return err
 	}
-	h.render(w, http.StatusOK, "drafts", page{Title: "Drafts", Account: a, CSRF: csrfToken(session), Drafts: ds})
+	ds, more, err := h.cfg.Workflow.ListDrafts(r.Context(), a, "", n)
+	if err != nil {
+		return err
+	}
+	p := page{Title: "Drafts", Account: a, CSRF: csrfToken(session), Drafts: ds}
+	if more {
+		p.NextPage = n + 1
+	}
+	h.render(w, http.StatusOK, "drafts", p)
 	return nil
 }
 

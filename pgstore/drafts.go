@@ -229,16 +229,24 @@ func (s *Store) findDraft(ctx context.Context, q querier, a *incidentlib.Account
 }
 
 // ListDrafts implements incidentlib.Workflow.
-func (s *Store) ListDrafts(ctx context.Context, a *incidentlib.Account, state string) ([]*incidentlib.Draft, error) {
+func (s *Store) ListDrafts(ctx context.Context, a *incidentlib.Account, state string, page int) ([]*incidentlib.Draft, bool, error) {
 	ctx, cancel := s.writeContext(ctx)
 	defer cancel()
+	page = max(page, 1)
 	rows, err := s.pool.Query(ctx, `SELECT `+draftColumns+` FROM drafts WHERE team = $1 AND ($2 = '' OR state = $2)
-		ORDER BY updated_at DESC, id DESC LIMIT 200`, a.Team, state)
+		ORDER BY updated_at DESC, id DESC LIMIT $3 OFFSET $4`, a.Team, state, incidentlib.DraftsPerPage+1, (page-1)*incidentlib.DraftsPerPage)
 	if err != nil {
-		return nil, writeError(err)
+		return nil, false, writeError(err)
 	}
 	ds, err := pgx.CollectRows(rows, scanDraft)
-	return ds, writeError(err)
+	if err != nil {
+		return nil, false, writeError(err)
+	}
+	more := len(ds) > incidentlib.DraftsPerPage
+	if more {
+		ds = ds[:incidentlib.DraftsPerPage]
+	}
+	return ds, more, nil
 }
 
 // UpdateDraft implements incidentlib.Workflow.

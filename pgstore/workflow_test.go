@@ -138,7 +138,7 @@ func TestDraftLifecycle(t *testing.T) {
 	if err != nil || p.CaseID != "IL-5000" {
 		t.Fatalf("public publish = %+v, %v; want IL-5000", p, err)
 	}
-	list, err := s.ListDrafts(ctx, reviewer, incidentlib.DraftPublished)
+	list, _, err := s.ListDrafts(ctx, reviewer, incidentlib.DraftPublished, 1)
 	if err != nil || len(list) != 3 {
 		t.Errorf("ListDrafts(published) = %d drafts, %v; want 3", len(list), err)
 	}
@@ -502,6 +502,17 @@ func TestDraftQuotas(t *testing.T) {
 	wantCode(t, "an update past the byte quota", err, incidentlib.EFORBIDDEN)
 	if _, err := s.UpdateDraft(ctx, b, last.ID, []byte(draftBody)); err != nil {
 		t.Errorf("an update that shrinks a draft: %v", err)
+	}
+
+	// The team's list pages past the first hundred (it used to stop at 200).
+	total := MaxOpenDrafts + MaxOpenDraftBytes>>20
+	first, more, err := s.ListDrafts(ctx, a, "", 1)
+	if err != nil || len(first) != incidentlib.DraftsPerPage || !more {
+		t.Fatalf("page 1: %d drafts, more %v, %v", len(first), more, err)
+	}
+	second, more, err := s.ListDrafts(ctx, a, "", 2)
+	if err != nil || len(second) != total-incidentlib.DraftsPerPage || more {
+		t.Errorf("page 2: %d drafts, more %v, %v; want %d and no more", len(second), more, err, total-incidentlib.DraftsPerPage)
 	}
 }
 
