@@ -390,3 +390,43 @@ func TestSignedInReadsOutliveAnOutage(t *testing.T) {
 		t.Error("a token refused before the outage is trusted during it")
 	}
 }
+
+// A form can be checked without saving (no script needed): problems come
+// back at their lines, a clean file says so, and nothing is written.
+func TestCheckWithoutSaving(t *testing.T) {
+	h, wf := newTest()
+	r := do(h, "POST", "/account/sign-in", url.Values{"token": {"tok-ana"}}, "", nil)
+	session := r.Cookies()[0].Value
+	csrf := csrfToken(session)
+	r = do(h, "POST", "/drafts", url.Values{"content": {"title: t\nroot_cause: bad\n"}, "csrf": {csrf}, "action": {"check"}}, session, nil)
+	if b := bodyOf(r); r.StatusCode != 400 || !strings.Contains(b, "line 2: unknown root cause") {
+		t.Errorf("checking a bad file: %d", r.StatusCode)
+	}
+	r = do(h, "POST", "/drafts", url.Values{"content": {"title: t\n"}, "csrf": {csrf}, "action": {"check"}}, session, nil)
+	if b := bodyOf(r); r.StatusCode != 200 || !strings.Contains(b, "No problems found") || !strings.Contains(b, "title: t") {
+		t.Errorf("checking a good file: %d", r.StatusCode)
+	}
+	if len(wf.drafts) != 0 {
+		t.Errorf("a check saved %d drafts", len(wf.drafts))
+	}
+}
+
+func TestSideBySide(t *testing.T) {
+	lines, _ := Diff("a\nb\nc\nd\n", "a\nB\nc\nd\ne\n")
+	rows := SideBySide(lines)
+	want := []DiffRow{
+		{" ", "a", " ", "a"},
+		{"-", "b", "+", "B"},
+		{" ", "c", " ", "c"},
+		{" ", "d", " ", "d"},
+		{"", "", "+", "e"},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("rows = %+v", rows)
+	}
+	for i := range want {
+		if rows[i] != want[i] {
+			t.Errorf("row %d = %+v, want %+v", i, rows[i], want[i])
+		}
+	}
+}

@@ -38,6 +38,10 @@ type page struct {
 	MayEdit bool
 	// NextPage is the page of older drafts, 0 when there is none.
 	NextPage int
+	// Notice tells the user something went well (a check found nothing).
+	Notice string
+	// Rows is Diff side by side, for review.
+	Rows []DiffRow
 }
 
 func (h *Handler) routeWeb(m *http.ServeMux) {
@@ -205,6 +209,9 @@ func (h *Handler) showDrafts(w http.ResponseWriter, r *http.Request, a *incident
 	return nil
 }
 
+// checkedOK is what a check that found no problem says; nothing is saved.
+const checkedOK = "No problems found: the case file validates. Nothing was saved yet."
+
 func (h *Handler) showNewDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
 	p := page{Title: "New draft", Account: a, CSRF: csrfToken(session), CaseID: r.URL.Query().Get("case")}
 	h.render(w, http.StatusOK, "new", p)
@@ -216,6 +223,11 @@ func (h *Handler) createDraft(w http.ResponseWriter, r *http.Request, a *inciden
 	private := r.PostFormValue("private") == "on"
 	if err := h.checkContent([]byte(content), caseID); err != nil {
 		return h.formError(w, err, "new", page{Title: "New draft", Account: a, CSRF: csrfToken(session), Content: content, CaseID: caseID})
+	}
+	if r.PostFormValue("action") == "check" {
+		h.render(w, http.StatusOK, "new", page{Title: "New draft", Account: a, CSRF: csrfToken(session), Content: content, CaseID: caseID,
+			Notice: checkedOK})
+		return nil
 	}
 	d, err := h.cfg.Workflow.CreateDraft(r.Context(), a, caseID, private, []byte(content))
 	if err != nil {
@@ -259,10 +271,11 @@ func (h *Handler) draftPage(r *http.Request, a *incidentlib.Account, session str
 	}
 	p := page{Title: "Draft " + strconv.FormatInt(d.ID, 10), Account: a, CSRF: csrfToken(session), Draft: d, Content: string(d.Content),
 		MayEdit:   d.Author == a.Name && (d.State == incidentlib.DraftOpen || d.State == incidentlib.DraftReturned),
-		MayReview: d.State == incidentlib.DraftSubmitted && a.Role.Allows(incidentlib.RoleReviewer) && (d.Author != a.Name || a.Role == incidentlib.RoleAdmin)}
+		MayReview: d.State == incidentlib.DraftSubmitted && a.Role.Allows(incidentlib.RoleReviewer) && (d.Author != a.Name || a.Role.Allows(incidentlib.RoleAdmin))}
 	if d.CaseID != "" && d.State != incidentlib.DraftPublished {
 		if vs, err := h.cfg.Workflow.CaseHistory(r.Context(), a, d.CaseID); err == nil && len(vs) > 0 {
 			p.Diff, _ = Diff(string(vs[len(vs)-1].Content), string(d.Content))
+			p.Rows = SideBySide(p.Diff)
 		}
 	}
 	return p, nil
@@ -286,6 +299,11 @@ func (h *Handler) updateDraft(w http.ResponseWriter, r *http.Request, a *inciden
 	p.Content = content
 	if err := h.checkContent([]byte(content), p.Draft.CaseID); err != nil {
 		return h.formError(w, err, "draft", p)
+	}
+	if r.PostFormValue("action") == "check" {
+		p.Notice = checkedOK
+		h.render(w, http.StatusOK, "draft", p)
+		return nil
 	}
 	if _, err := h.cfg.Workflow.UpdateDraft(r.Context(), a, p.Draft.ID, []byte(content)); err != nil {
 		return h.formError(w, err, "draft", p)
