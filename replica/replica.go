@@ -36,6 +36,14 @@ type Library interface {
 // could be made at all.
 type Builder func(ctx context.Context, vocabulary []byte, cases []incidentlib.StoredCase) (lib Library, skipped []Skipped, err error)
 
+// Updater applies changes to a library Builder (or Updater) made: changed
+// cases added or replaced, removed ones deleted. It returns the new
+// library and the changed cases it could not serve (those are left out,
+// and any earlier version of them too). The old library must go on
+// answering as it did until it is closed. An error makes the replica
+// rebuild instead.
+type Updater func(ctx context.Context, old Library, vocabulary []byte, changed []incidentlib.StoredCase, removed []string) (lib Library, skipped []Skipped, err error)
+
 // Skipped is a case in the store that the library leaves out, and why.
 type Skipped struct {
 	ID     string
@@ -72,6 +80,7 @@ type Replica struct {
 	status atomic.Pointer[Status]
 
 	onStatus atomic.Pointer[func(*Status)]
+	update   Updater
 
 	mu    sync.Mutex // guards vocab and cases, touched by Open and Follow
 	vocab []byte
@@ -162,6 +171,11 @@ func Open(ctx context.Context, feed incidentlib.CaseFeed, build Builder, log *sl
 	}
 	return r, nil
 }
+
+// SetUpdater makes the replica apply a change to the libraries it serves
+// in place (see Updater) rather than rebuild them, falling back to a
+// rebuild when the updater cannot. Call it before Follow.
+func (r *Replica) SetUpdater(u Updater) { r.update = u }
 
 // OnStatus calls f with every new status (after each change applied,
 // skipped or failed to read), for metrics.
@@ -414,7 +428,13 @@ func (r *Replica) catchUp(ctx context.Context) error {
 			cases[c.ID] = c
 		}
 	}
-	libs, retire, err := r.rebuild(ctx, vocab, cases, all, teams)
+	libs, retire, err := r.apply(ctx, vocab, cases, changed)
+	if err != nil {
+		if !errors.Is(err, errNoUpdate) {
+			r.log.Warn("a change could not be applied in place; rebuilding", "seq", next, "err", err)
+		}
+		libs, retire, err = r.rebuild(ctx, vocab, cases, all, teams)
+	}
 	if err != nil {
 		r.reject(next, err)
 		return nil
@@ -424,6 +444,142 @@ func (r *Replica) catchUp(ctx context.Context) error {
 	r.mu.Unlock()
 	r.swap(libs, retire, next)
 	return nil
+}
+
+// errNoUpdate says a change is not one the updater can apply in place.
+var errNoUpdate = errors.New("not applicable in place")
+
+// apply applies changed (already in cases) to the libraries served, in
+// place: the public library gets the public changes, each team's library
+// the public changes and its own. It changes nothing served; swap does.
+// Changes it cannot apply (no updater, a case moving between public and
+// private, a team's first or last private case) answer errNoUpdate, and
+// the caller rebuilds.
+func (r *Replica) apply(ctx context.Context, vocab []byte, cases map[string]incidentlib.StoredCase, changed []incidentlib.StoredCase) (*libraries, []Library, error) {
+	old := r.libs.Load()
+	if r.update == nil || old == nil {
+		return nil, nil, errNoUpdate
+	}
+	r.mu.Lock()
+	prev := r.cases
+	r.mu.Unlock()
+	type delta struct {
+		changed []incidentlib.StoredCase
+		removed []string
+		ids     map[string]bool
+	}
+	add := func(d *delta, c incidentlib.StoredCase) {
+		if d.ids == nil {
+			d.ids = map[string]bool{}
+		}
+		d.ids[c.ID] = true
+		if c.Withdrawn {
+			d.removed = append(d.removed, c.ID)
+		} else {
+			d.changed = append(d.changed, c)
+		}
+	}
+	var public delta
+	own := map[string]*delta{}
+	for _, c := range changed {
+		if p, ok := prev[c.ID]; ok && p.Team != c.Team {
+			return nil, nil, errNoUpdate
+		}
+		if c.Team == "" {
+			add(&public, c)
+			continue
+		}
+		if own[c.Team] == nil {
+			own[c.Team] = &delta{}
+		}
+		add(own[c.Team], c)
+	}
+	// Teams after the change: a team's first private case, or its last one
+	// withdrawn, changes the set of libraries; rebuild then.
+	teamsNow := map[string]bool{}
+	for _, c := range cases {
+		if c.Team != "" {
+			teamsNow[c.Team] = true
+		}
+	}
+	if len(teamsNow) != len(old.teams) {
+		return nil, nil, errNoUpdate
+	}
+	for t := range teamsNow {
+		if old.teams[t] == nil {
+			return nil, nil, errNoUpdate
+		}
+	}
+	start := time.Now()
+	var made, retire []Library
+	fail := func(err error) (*libraries, []Library, error) {
+		for _, l := range made {
+			l.Close()
+		}
+		return nil, nil, err
+	}
+	keep := func(skipped []Skipped, ids map[string]bool) []Skipped {
+		var out []Skipped
+		for _, s := range skipped {
+			if !ids[s.ID] {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	next := &libraries{teams: map[string]Library{}, teamSkipped: map[string][]Skipped{}, publicSkipped: old.publicSkipped}
+	for _, c := range cases {
+		if c.Team == "" {
+			next.publicCases++
+		}
+	}
+	step := func(lib Library, d delta) (Library, []Skipped, error) {
+		inner := lib
+		if o, ok := lib.(*onceLibrary); ok {
+			inner = o.Library
+		}
+		nl, skipped, err := r.update(ctx, inner, vocab, d.changed, d.removed)
+		if err != nil {
+			return nil, nil, err
+		}
+		w := &onceLibrary{Library: nl}
+		made = append(made, w)
+		retire = append(retire, lib)
+		return w, skipped, nil
+	}
+	next.public = old.public
+	if len(public.ids) > 0 {
+		lib, skipped, err := step(old.public, public)
+		if err != nil {
+			return fail(err)
+		}
+		next.public, next.publicSkipped = lib, append(keep(old.publicSkipped, public.ids), skipped...)
+	}
+	for team, lib := range old.teams {
+		d := delta{changed: public.changed, removed: public.removed, ids: map[string]bool{}}
+		if o := own[team]; o != nil {
+			d.changed = append(append([]incidentlib.StoredCase{}, d.changed...), o.changed...)
+			d.removed = append(append([]string{}, d.removed...), o.removed...)
+			d.ids = o.ids
+		}
+		if len(d.changed)+len(d.removed) == 0 {
+			next.teams[team], next.teamSkipped[team] = lib, old.teamSkipped[team]
+			continue
+		}
+		nl, skipped, err := step(lib, d)
+		if err != nil {
+			return fail(err)
+		}
+		next.teams[team] = nl
+		next.teamSkipped[team] = keep(old.teamSkipped[team], d.ids)
+		for _, s := range skipped {
+			if cases[s.ID].Team == team {
+				next.teamSkipped[team] = append(next.teamSkipped[team], s)
+			}
+		}
+	}
+	r.log.Info("change applied in place", "changed", len(changed), "took", time.Since(start).Round(time.Millisecond))
+	return next, retire, nil
 }
 
 // vocabularyID is the ID a feed gives a change of the vocabulary.

@@ -183,79 +183,149 @@ func readCaseDirs(paths []string, noBuiltin bool) ([]corpus.Dir, map[string][]by
 // down with it. Parsed cases are kept by content hash between builds, so a
 // change re-reads only the files it touched (parsing is about 0.4 s of a
 // 681-case rebuild).
-func buildFromStore(log *slog.Logger) replica.Builder {
-	var mu sync.Mutex
-	var vocabHash string
-	var v *incidentlib.Vocabulary
-	type parsedCase struct {
-		c      *incidentlib.Case
-		reason string // why it cannot be served; "" when it can
+func buildFromStore(log *slog.Logger) replica.Builder { return newStoreLibraries(log).build }
+
+// storeLibraries makes the replica's libraries from the store's files:
+// build makes one from all of them, update applies a change to one in
+// place. They share the parsed cases and the vocabulary.
+type storeLibraries struct {
+	log       *slog.Logger
+	mu        sync.Mutex
+	vocabHash string
+	v         *incidentlib.Vocabulary
+	parsed    map[string]parsedCase // by stored ID and content hash
+}
+
+type parsedCase struct {
+	c      *incidentlib.Case
+	reason string // why it cannot be served; "" when it can
+}
+
+func newStoreLibraries(log *slog.Logger) *storeLibraries {
+	return &storeLibraries{log: log, parsed: map[string]parsedCase{}}
+}
+
+// vocabulary loads the store's vocabulary file when it changed. The
+// caller holds mu.
+func (b *storeLibraries) vocabulary(vocab []byte) error {
+	h := pgstore.Hash(vocab)
+	if h == b.vocabHash && b.v != nil {
+		return nil
 	}
-	parsed := map[string]parsedCase{} // by content hash
-	return func(ctx context.Context, vocab []byte, files []incidentlib.StoredCase) (replica.Library, []replica.Skipped, error) {
-		if vocab == nil {
-			return nil, nil, replica.ErrNoLibrary
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if h := pgstore.Hash(vocab); h != vocabHash || v == nil {
-			nv, problems := corpus.LoadVocabulary("store:vocabulary.yaml", vocab)
-			if nv == nil {
-				return nil, nil, fmt.Errorf("the store's vocabulary does not load: %v", problems)
-			}
-			// Search reads the terms' aliases and the synonyms shipped
-			// beside the vocabulary, so a replica answers as the files do.
-			if withAliases, ps := corpus.LoadAliases(vocabulary.AliasesFileName, vocabulary.AliasesYAML, nv); withAliases != nil && len(ps) == 0 {
-				if sets, sps := corpus.LoadSynonyms(vocabulary.SynonymsFileName, vocabulary.SynonymsYAML); len(sps) == 0 {
-					nv = withAliases.WithSynonyms(sets)
-				}
-			} else {
-				log.Warn("the shipped aliases do not fit the store's vocabulary; search runs without them", "problems", len(ps))
-			}
-			v, vocabHash, parsed = nv, h, map[string]parsedCase{} // cases read against the old vocabulary are stale
-		}
-		now := time.Now()
-		next := make(map[string]parsedCase, len(files))
-		loaded := make([]*incidentlib.Case, 0, len(files))
-		var skipped []replica.Skipped
-		for _, f := range files {
-			key := f.Hash
-			if key == "" {
-				key = pgstore.Hash(f.Content)
-			}
-			// The key holds the stored ID too: the same bytes under
-			// another ID are another verdict.
-			key = f.ID + " " + key
-			p, ok := parsed[key]
-			if !ok {
-				c, problems := corpus.ParseCase(v, "store/"+f.ID+".yaml", f.Content, now)
-				for _, pr := range problems {
-					log.Warn("a case in the store has a problem", "case", f.ID, "problem", pr.String())
-				}
-				p = parsedCase{c: c}
-				switch {
-				case c == nil && len(problems) > 0:
-					p.reason = "it does not load: " + problems[0].Message
-				case c == nil:
-					p.reason = "it does not load"
-				case c.ID != f.ID:
-					p.c, p.reason = nil, fmt.Sprintf("its file's id is %q, not %s", c.ID, f.ID)
-				}
-			}
-			next[key] = p
-			if p.c != nil {
-				loaded = append(loaded, p.c)
-			} else {
-				skipped = append(skipped, replica.Skipped{ID: f.ID, Seq: f.Seq, Reason: p.reason})
-			}
-		}
-		parsed = next
-		lib, err := engine.Open(ctx, v, loaded, engine.Options{})
-		if err != nil {
-			return nil, nil, err
-		}
-		return lib, skipped, nil
+	nv, problems := corpus.LoadVocabulary("store:vocabulary.yaml", vocab)
+	if nv == nil {
+		return fmt.Errorf("the store's vocabulary does not load: %v", problems)
 	}
+	// Search reads the terms' aliases and the synonyms shipped beside the
+	// vocabulary, so a replica answers as the files do.
+	if withAliases, ps := corpus.LoadAliases(vocabulary.AliasesFileName, vocabulary.AliasesYAML, nv); withAliases != nil && len(ps) == 0 {
+		if sets, sps := corpus.LoadSynonyms(vocabulary.SynonymsFileName, vocabulary.SynonymsYAML); len(sps) == 0 {
+			nv = withAliases.WithSynonyms(sets)
+		}
+	} else {
+		b.log.Warn("the shipped aliases do not fit the store's vocabulary; search runs without them", "problems", len(ps))
+	}
+	b.v, b.vocabHash, b.parsed = nv, h, map[string]parsedCase{} // cases read against the old vocabulary are stale
+	return nil
+}
+
+// parse reads one stored file, or finds it read already. The caller holds
+// mu.
+func (b *storeLibraries) parse(f incidentlib.StoredCase, now time.Time) (string, parsedCase) {
+	key := f.Hash
+	if key == "" {
+		key = pgstore.Hash(f.Content)
+	}
+	// The key holds the stored ID too: the same bytes under another ID
+	// are another verdict.
+	key = f.ID + " " + key
+	if p, ok := b.parsed[key]; ok {
+		return key, p
+	}
+	c, problems := corpus.ParseCase(b.v, "store/"+f.ID+".yaml", f.Content, now)
+	for _, pr := range problems {
+		b.log.Warn("a case in the store has a problem", "case", f.ID, "problem", pr.String())
+	}
+	p := parsedCase{c: c}
+	switch {
+	case c == nil && len(problems) > 0:
+		p.reason = "it does not load: " + problems[0].Message
+	case c == nil:
+		p.reason = "it does not load"
+	case c.ID != f.ID:
+		p.c, p.reason = nil, fmt.Sprintf("its file's id is %q, not %s", c.ID, f.ID)
+	}
+	return key, p
+}
+
+func (b *storeLibraries) build(ctx context.Context, vocab []byte, files []incidentlib.StoredCase) (replica.Library, []replica.Skipped, error) {
+	if vocab == nil {
+		return nil, nil, replica.ErrNoLibrary
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.vocabulary(vocab); err != nil {
+		return nil, nil, err
+	}
+	now := time.Now()
+	next := make(map[string]parsedCase, len(files))
+	loaded := make([]*incidentlib.Case, 0, len(files))
+	var skipped []replica.Skipped
+	for _, f := range files {
+		key, p := b.parse(f, now)
+		next[key] = p
+		if p.c != nil {
+			loaded = append(loaded, p.c)
+		} else {
+			skipped = append(skipped, replica.Skipped{ID: f.ID, Seq: f.Seq, Reason: p.reason})
+		}
+	}
+	// Keep what other libraries (a team's) read too: they share the cache.
+	for k, p := range next {
+		b.parsed[k] = p
+	}
+	if len(b.parsed) > 4*len(files)+1000 {
+		b.parsed = next
+	}
+	lib, err := engine.Open(ctx, b.v, loaded, engine.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return lib, skipped, nil
+}
+
+// update applies a change to an engine in place (engine.Apply): only the
+// changed files are read and indexed. A changed file that cannot be
+// served is left out, and its earlier version taken out.
+func (b *storeLibraries) update(ctx context.Context, old replica.Library, vocab []byte, changed []incidentlib.StoredCase, removed []string) (replica.Library, []replica.Skipped, error) {
+	eng, ok := old.(*engine.Engine)
+	if !ok {
+		return nil, nil, fmt.Errorf("library %T cannot be changed in place", old)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if pgstore.Hash(vocab) != b.vocabHash {
+		return nil, nil, errors.New("the vocabulary changed: rebuild")
+	}
+	now := time.Now()
+	var good []*incidentlib.Case
+	var skipped []replica.Skipped
+	removed = append([]string{}, removed...)
+	for _, f := range changed {
+		key, p := b.parse(f, now)
+		b.parsed[key] = p
+		if p.c != nil {
+			good = append(good, p.c)
+		} else {
+			skipped = append(skipped, replica.Skipped{ID: f.ID, Seq: f.Seq, Reason: p.reason})
+			removed = append(removed, f.ID)
+		}
+	}
+	lib, err := eng.Apply(ctx, good, removed)
+	if err != nil {
+		return nil, nil, err
+	}
+	return lib, skipped, nil
 }
 
 // openReplica serves the library from the store: built from its snapshot,
@@ -286,7 +356,11 @@ func (m *Main) openReplica(ctx context.Context, cmd, url string, log *slog.Logge
 			if len(applied) > 0 {
 				log.Info("store migrated", "versions", applied)
 			}
-			r, err = replica.Open(ctx, st, buildFromStore(log), log)
+			libs := newStoreLibraries(log)
+			r, err = replica.Open(ctx, st, libs.build, log)
+			if err == nil {
+				r.SetUpdater(libs.update)
+			}
 		}
 		if err == nil {
 			log.Info("library loaded from the store", "cases", r.Status().Cases, "seq", r.Status().Seq, "took", time.Since(start).Round(time.Millisecond))
