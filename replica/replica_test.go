@@ -285,3 +285,89 @@ func TestOpenServesTheGoodCasesBesideABadOne(t *testing.T) {
 		t.Errorf("status %+v, warning %q", st, st.Warning())
 	}
 }
+
+// countingUpdater applies changes to a countingLibrary, counting calls;
+// a changed case "bad-…" is left out as the builder would.
+type countingUpdater struct {
+	mu    sync.Mutex
+	calls int
+}
+
+func (u *countingUpdater) update(_ context.Context, old Library, vocab []byte, changed []incidentlib.StoredCase, removed []string) (Library, []Skipped, error) {
+	u.mu.Lock()
+	u.calls++
+	u.mu.Unlock()
+	l := old.(countingLibrary)
+	var skipped []Skipped
+	for _, c := range changed {
+		if strings.HasPrefix(c.ID, "bad") {
+			skipped = append(skipped, Skipped{ID: c.ID, Seq: c.Seq, Reason: "bad"})
+			continue
+		}
+		l.cases++ // every change in these tests is a new case
+	}
+	l.cases -= len(removed)
+	return l, skipped, nil
+}
+
+func (u *countingUpdater) count() int { u.mu.Lock(); defer u.mu.Unlock(); return u.calls }
+
+// A change is applied in place when the updater can; what it cannot (a
+// team's first private case, a vocabulary) is rebuilt.
+func TestChangesAreAppliedInPlace(t *testing.T) {
+	feed := newFeed()
+	feed.put("IL-0001")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	builds := 0
+	var mu sync.Mutex
+	counted := func(ctx context.Context, v []byte, cs []incidentlib.StoredCase) (Library, []Skipped, error) {
+		mu.Lock()
+		builds++
+		mu.Unlock()
+		return build(ctx, v, cs)
+	}
+	r, err := Open(ctx, feed, counted, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &countingUpdater{}
+	r.SetUpdater(u.update)
+	go r.Follow(ctx)
+	lib := func() countingLibrary { return r.libs.Load().public.(*onceLibrary).Library.(countingLibrary) }
+	nbuilds := func() int { mu.Lock(); defer mu.Unlock(); return builds }
+
+	feed.put("IL-0002")
+	eventually(t, "the change is served", func() bool { return lib().cases == 2 })
+	if u.count() != 1 || nbuilds() != 1 {
+		t.Errorf("updater called %d times, builder %d; want the change applied in place", u.count(), nbuilds())
+	}
+	feed.put("bad-1")
+	eventually(t, "a bad change is left out", func() bool { return len(r.Status().Skipped) == 1 })
+	if lib().cases != 2 || nbuilds() != 1 {
+		t.Errorf("after a bad change: %d cases, %d builds", lib().cases, nbuilds())
+	}
+	// A team's first private case adds a library: rebuilt.
+	feed.mu.Lock()
+	feed.seq++
+	feed.cases = append(feed.cases, incidentlib.StoredCase{ID: "IL-9000", Team: "acme", Seq: feed.seq})
+	feed.mu.Unlock()
+	feed.notify()
+	eventually(t, "the team's library is built", func() bool { _, ok := r.libs.Load().teams["acme"]; return ok })
+	if nbuilds() != 2 {
+		t.Errorf("%d builds after a team's first private case, want 2 (the team's library built)", nbuilds())
+	}
+	// A public change then goes in place to the public and the team's library.
+	calls := u.count()
+	feed.put("IL-0003")
+	eventually(t, "the public change reaches the team", func() bool {
+		tl := r.libs.Load().teams["acme"]
+		return tl != nil && tl.(*onceLibrary).Library.(countingLibrary).cases == 4
+	})
+	if u.count() != calls+2 {
+		t.Errorf("updater called %d more times, want 2 (public and the team)", u.count()-calls)
+	}
+	if st := r.Status(); len(st.Skipped) != 1 || st.Skipped[0].ID != "bad-1" {
+		t.Errorf("skipped after later changes: %+v, want bad-1 kept", st.Skipped)
+	}
+}
