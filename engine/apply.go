@@ -144,7 +144,17 @@ func (e *Engine) Apply(ctx context.Context, changed []*incidentlib.Case, removed
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	n.facets = newFacetIndex(n.vocab, sorted)
-	n.similarity = newSimilarityIndex(n.vocab, sorted, n.facets)
+	// The word hashes of the cases that did not change carry over (from
+	// the second Apply on: Open keeps none).
+	hashes := make(map[*incidentlib.Case][]uint32, len(sorted))
+	if e.similarity != nil && e.similarity.hashes != nil {
+		for _, c := range sorted {
+			if ws, ok := e.similarity.hashes[c]; ok {
+				hashes[c] = ws
+			}
+		}
+	}
+	n.similarity = newSimilarityIndexReusing(n.vocab, sorted, n.facets, hashes)
 	n.lex = newLexicon(n.analyzer(), n.vocab)
 	s.latest = n
 	return n, nil

@@ -81,6 +81,7 @@ type Replica struct {
 
 	onStatus atomic.Pointer[func(*Status)]
 	update   Updater
+	inPlace  int // changes applied in place since the last rebuild (Follow's)
 
 	mu    sync.Mutex // guards vocab and cases, touched by Open and Follow
 	vocab []byte
@@ -215,6 +216,7 @@ func (r *Replica) reload(ctx context.Context) error {
 	r.mu.Lock()
 	r.vocab, r.cases = vocab, byID
 	r.mu.Unlock()
+	r.inPlace = 0
 	r.swap(next, retire, seq)
 	return nil
 }
@@ -429,11 +431,16 @@ func (r *Replica) catchUp(ctx context.Context) error {
 		}
 	}
 	libs, retire, err := r.apply(ctx, vocab, cases, changed)
-	if err != nil {
+	if err == nil {
+		r.inPlace++
+	} else {
 		if !errors.Is(err, errNoUpdate) {
 			r.log.Warn("a change could not be applied in place; rebuilding", "seq", next, "err", err)
 		}
-		libs, retire, err = r.rebuild(ctx, vocab, cases, all, teams)
+		libs, retire, err = r.rebuild(ctx, vocab, cases, all || r.inPlace >= MaxInPlace, teams)
+		if err == nil && (all || r.inPlace >= MaxInPlace) {
+			r.inPlace = 0
+		}
 	}
 	if err != nil {
 		r.reject(next, err)
@@ -446,6 +453,12 @@ func (r *Replica) catchUp(ctx context.Context) error {
 	return nil
 }
 
+// MaxInPlace is how many changes a replica applies in place before it
+// rebuilds its libraries whole: the index library keeps replaced
+// documents in its statistics (BM25 scores drift a little from a fresh
+// build) and adds a segment per change, and a rebuild starts both afresh.
+const MaxInPlace = 200
+
 // errNoUpdate says a change is not one the updater can apply in place.
 var errNoUpdate = errors.New("not applicable in place")
 
@@ -457,7 +470,7 @@ var errNoUpdate = errors.New("not applicable in place")
 // the caller rebuilds.
 func (r *Replica) apply(ctx context.Context, vocab []byte, cases map[string]incidentlib.StoredCase, changed []incidentlib.StoredCase) (*libraries, []Library, error) {
 	old := r.libs.Load()
-	if r.update == nil || old == nil {
+	if r.update == nil || old == nil || r.inPlace >= MaxInPlace {
 		return nil, nil, errNoUpdate
 	}
 	r.mu.Lock()
