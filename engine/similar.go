@@ -40,11 +40,11 @@ type similarityIndex struct {
 	// words holds, per case, the sorted hashes of the distinctive words of
 	// its title and trigger: those in at most commonShare of the cases
 	// (words everyone uses say nothing about likeness). byWord indexes them.
-	words   [][]uint32
-	byWord  map[uint32][]int32
+	words  [][]uint32
+	byWord map[uint32][]int32
 	// hashes, when set, holds every case's word hashes before pruning, by
 	// case, for the engine Apply makes next.
-	hashes map[*incidentlib.Case][]uint32
+	hashes  map[*incidentlib.Case][]uint32
 	buffers sync.Pool // *similarBuffers, reused across calls
 }
 
