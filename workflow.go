@@ -2,7 +2,6 @@ package incidentlib
 
 import (
 	"context"
-	"regexp"
 	"time"
 )
 
@@ -29,10 +28,14 @@ const (
 	RoleSubmitter Role = "submitter" // writes and submits drafts
 	RoleReviewer  Role = "reviewer"  // approves (publishes) or returns drafts
 	RoleAdmin     Role = "admin"     // manages accounts and tokens
+	// RoleMaintainer looks after the whole library: edits any public case
+	// (the shipped corpus too), reads any public case's history, and may
+	// withdraw and purge cases.
+	RoleMaintainer Role = "maintainer"
 )
 
 // Roles lists the roles, least first.
-var Roles = []Role{RoleReader, RoleSubmitter, RoleReviewer, RoleAdmin}
+var Roles = []Role{RoleReader, RoleSubmitter, RoleReviewer, RoleAdmin, RoleMaintainer}
 
 // Allows reports whether the role includes another.
 func (r Role) Allows(need Role) bool { return r.rank() >= need.rank() && need.rank() > 0 }
@@ -88,9 +91,13 @@ type CaseVersion struct {
 // Workflow is the write path. Every method checks the account's role and
 // team; the content of drafts is validated by the caller first.
 type Workflow interface {
-	// Authenticate returns the account a token or session belongs to, or
-	// EUNAUTHORIZED.
+	// Authenticate returns the account an API token belongs to, or
+	// EUNAUTHORIZED (a session is not an API token).
 	Authenticate(ctx context.Context, token string) (*Account, error)
+	// SessionAccount returns the account a web session belongs to, or
+	// EUNAUTHORIZED: a session lives only while the token that started it
+	// does.
+	SessionAccount(ctx context.Context, session string) (*Account, error)
 	// CreateDraft starts a draft, of a new case or of an edit to caseID.
 	CreateDraft(ctx context.Context, a *Account, caseID string, private bool, content []byte) (*Draft, error)
 	// UpdateDraft replaces a draft's content while it is open or returned.
@@ -102,34 +109,25 @@ type Workflow interface {
 	ReviewDraft(ctx context.Context, a *Account, id int64, approve bool, note string) (*Draft, error)
 	// FindDraft returns a draft the account may see.
 	FindDraft(ctx context.Context, a *Account, id int64) (*Draft, error)
-	// ListDrafts returns the drafts the account may see, newest first,
+	// ListDrafts returns one page (from 1) of the drafts the account may
+	// see, DraftsPerPage at most, and whether more follow; newest first,
 	// in one state or all ("").
-	ListDrafts(ctx context.Context, a *Account, state string) ([]*Draft, error)
+	ListDrafts(ctx context.Context, a *Account, state string, page int) (drafts []*Draft, more bool, err error)
 	// CaseHistory returns every version of a case the account may see.
 	CaseHistory(ctx context.Context, a *Account, caseID string) ([]CaseVersion, error)
-	// StartSession signs an account in to the web pages: a token that
-	// expires within hours.
-	StartSession(ctx context.Context, a *Account) (token string, expires time.Time, err error)
+	// StartSession signs in to the web pages with an API token: a session
+	// bound to that token and its account, which expires within hours and
+	// never outlives the token.
+	StartSession(ctx context.Context, token string) (a *Account, session string, expires time.Time, err error)
 	// EndSession signs out: the session token stops working at once.
 	EndSession(ctx context.Context, token string) error
 }
+
+// DraftsPerPage is how many drafts one page of ListDrafts holds.
+const DraftsPerPage = 100
 
 // Problem is one thing wrong with a case file, at a line of it.
 type Problem struct {
 	Line    int
 	Message string
-}
-
-var idLine = regexp.MustCompile(`(?m)^id:.*$`)
-
-// SetCaseID gives a case file an ID: its id line replaced, or one added
-// first. Drafts of new cases get their ID this way when they are published.
-func SetCaseID(content []byte, id string) []byte {
-	line := []byte("id: " + id)
-	if loc := idLine.FindIndex(content); loc != nil {
-		out := append([]byte{}, content[:loc[0]]...)
-		out = append(out, line...)
-		return append(out, content[loc[1]:]...)
-	}
-	return append(append(line, '\n'), content...)
 }

@@ -6,7 +6,6 @@
 package contribute
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -16,9 +15,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/incidentlib/incidentlib"
@@ -28,8 +29,9 @@ import (
 // Config configures the write path.
 type Config struct {
 	Workflow incidentlib.Workflow
-	// Validate checks a case file as the validator does, given the ID it
-	// carries (a placeholder for a new case), and returns its problems.
+	// Validate checks a case file as it will be published: given the ID
+	// on its parsed document (a placeholder for a new case), as the
+	// validator checks files. Problems are at the lines the author wrote.
 	Validate func(content []byte, id string) []incidentlib.Problem
 	Logger   *slog.Logger
 	// RateLimit and RateBurst bound requests per account (0: no limit).
@@ -54,6 +56,8 @@ type Handler struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	limiter *httpx.RateLimiter
+	cop     *http.CrossOriginProtection
+	memo    authMemo
 }
 
 // Patterns are the URL patterns the handler answers; the server mounts
@@ -66,7 +70,7 @@ var Patterns = []string{
 
 // New returns the write path's handler.
 func New(cfg Config) *Handler {
-	h := &Handler{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	h := &Handler{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), cop: http.NewCrossOriginProtection()}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -97,24 +101,95 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // authenticate finds the account of a request: an Authorization bearer
 // token, else the session cookie. It returns nil and no error when the
-// request carries neither.
+// request carries neither. When the store does not answer (or not within
+// authTimeout), a token or session the store accepted within the last
+// authMemoFor is taken as it was, so signed-in readers keep their team's
+// cases through a database outage (writes fail anyway).
 func (h *Handler) authenticate(r *http.Request) (*incidentlib.Account, string, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), authTimeout)
+	defer cancel()
 	if auth := r.Header.Get("Authorization"); auth != "" {
 		if !strings.HasPrefix(auth, bearerPrefix) {
 			return nil, "", &incidentlib.Error{Code: incidentlib.EUNAUTHORIZED, Message: "the Authorization header must be \"Bearer <token>\""}
 		}
 		tok := strings.TrimSpace(auth[len(bearerPrefix):])
-		a, err := h.cfg.Workflow.Authenticate(r.Context(), tok)
-		return a, "", err
+		a, err := h.memo.check(tok, false, func() (*incidentlib.Account, error) { return h.cfg.Workflow.Authenticate(ctx, tok) })
+		return remembered(r, a, "", err)
 	}
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
-		a, err := h.cfg.Workflow.Authenticate(r.Context(), c.Value)
-		if err != nil {
-			return nil, "", err
-		}
-		return a, c.Value, nil
+		a, err := h.memo.check(c.Value, true, func() (*incidentlib.Account, error) { return h.cfg.Workflow.SessionAccount(ctx, c.Value) })
+		return remembered(r, a, c.Value, err)
 	}
 	return nil, "", nil
+}
+
+// remembered lets a read through on an account taken from memory, and
+// ends a write at once: the store that did not answer the sign-in would
+// not answer the write.
+func remembered(r *http.Request, a *incidentlib.Account, session string, err error) (*incidentlib.Account, string, error) {
+	if errors.Is(err, errRemembered) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			return nil, "", errStale
+		}
+		return a, session, nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return a, session, nil
+}
+
+// How long a sign-in check may take, and how long a token the store
+// accepted is taken on trust while the store does not answer.
+const (
+	authTimeout = 2 * time.Second
+	authMemoFor = 10 * time.Minute
+	maxAuthMemo = 10000
+)
+
+// authMemo remembers the accounts of the tokens and sessions the store
+// accepted last, by the tokens' hashes (never the tokens themselves).
+type authMemo struct {
+	mu sync.Mutex
+	m  map[[32]byte]authEntry
+}
+
+type authEntry struct {
+	a       *incidentlib.Account
+	session bool
+	at      time.Time
+}
+
+// errStale is what a write gets when its sign-in could only be taken from
+// memory: the store did not answer, so the write would not either.
+// errRemembered tells authenticate the account came from memory.
+var errRemembered = errors.New("remembered")
+
+var errStale = &incidentlib.Error{Code: incidentlib.EUNAVAILABLE, Message: "the library's database does not answer; reading works, writing does not: try again in a minute"}
+
+func (m *authMemo) check(token string, session bool, ask func() (*incidentlib.Account, error)) (*incidentlib.Account, error) {
+	key := sha256.Sum256([]byte(token))
+	a, err := ask()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[[32]byte]authEntry{}
+	}
+	switch {
+	case err == nil:
+		if len(m.m) >= maxAuthMemo {
+			m.m = map[[32]byte]authEntry{}
+		}
+		m.m[key] = authEntry{a: a, session: session, at: time.Now()}
+		return a, nil
+	case incidentlib.ErrorCode(err) == incidentlib.EUNAVAILABLE:
+		if e, ok := m.m[key]; ok && e.session == session && time.Since(e.at) < authMemoFor {
+			return e.a, errRemembered
+		}
+	default:
+		delete(m.m, key) // revoked, expired, disabled: forgotten at once
+	}
+	return nil, err
 }
 
 // allow applies the per-account rate limit.
@@ -134,6 +209,10 @@ type apiHandler func(w http.ResponseWriter, r *http.Request, a *incidentlib.Acco
 
 func (h *Handler) api(f apiHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h.checkWrite(w, r, r.Header.Get("Authorization") == ""); err != nil {
+			writeProblem(w, err)
+			return
+		}
 		a, _, err := h.authenticate(r)
 		if err == nil && a == nil {
 			err = &incidentlib.Error{Code: incidentlib.EUNAUTHORIZED, Message: "this endpoint needs a token: send Authorization: Bearer <token> (incidentlib token create)"}
@@ -149,6 +228,39 @@ func (h *Handler) api(f apiHandler) http.HandlerFunc {
 			writeProblem(w, err)
 		}
 	}
+}
+
+// maxJSONBody bounds a JSON request: a case file of maxBody, escaped.
+const maxJSONBody = 2*maxBody + 16<<10
+
+// checkWrite guards a write of the JSON API. Every write with a body must
+// say Content-Type: application/json (a cross-site form cannot, without a
+// preflight the API never grants), and a body over the limit gets 413
+// before it is read. A write that may be signed in by the session cookie
+// (no Authorization header) must also pass the cross-origin check of
+// Fetch metadata and Origin, and say application/json even without a
+// body: the browser sends the cookie along with any site's request.
+func (h *Handler) checkWrite(w http.ResponseWriter, r *http.Request, byCookie bool) error {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
+		return nil
+	}
+	if r.ContentLength > maxJSONBody {
+		return &incidentlib.Error{Code: incidentlib.ETOOLARGE, Param: "body", Message: "the request body is too large: a case file is at most 1 MiB"}
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxJSONBody)
+	hasBody := r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != http.NoBody)
+	if byCookie {
+		if err := h.cop.Check(r); err != nil {
+			return &incidentlib.Error{Code: incidentlib.EFORBIDDEN, Message: "a write signed in by the session cookie must come from this site's own pages"}
+		}
+	}
+	if hasBody || byCookie {
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if mt != "application/json" {
+			return &incidentlib.Error{Code: "media_type", Param: "Content-Type", Message: "send the body as JSON, with Content-Type: application/json"}
+		}
+	}
+	return nil
 }
 
 func (h *Handler) logInternal(r *http.Request, err error) {
@@ -178,6 +290,8 @@ func status(err error) int {
 		return http.StatusTooManyRequests
 	case "method":
 		return http.StatusMethodNotAllowed
+	case "media_type":
+		return http.StatusUnsupportedMediaType
 	}
 	return http.StatusInternalServerError
 }
@@ -262,9 +376,13 @@ type draftInput struct {
 }
 
 func readJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxBody+1))
+	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return &incidentlib.Error{Code: incidentlib.ETOOLARGE, Param: "body", Message: "the request body is too large: a case file is at most 1 MiB"}
+		}
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return incidentlib.InvalidParam("body", "the body is not complete JSON")
 		}
@@ -290,16 +408,7 @@ func (h *Handler) checkContent(content []byte, caseID string) error {
 	if id == "" {
 		id = placeholderID
 	}
-	withID := incidentlib.SetCaseID(content, id)
-	// Problems are reported at the lines the author wrote: an id line the
-	// check had to add first moves the rest down by one.
-	shift := bytes.Count(withID, []byte("\n")) - bytes.Count(content, []byte("\n"))
-	if ps := h.cfg.Validate(withID, id); len(ps) > 0 {
-		for i := range ps {
-			if ps[i].Line > shift {
-				ps[i].Line -= shift
-			}
-		}
+	if ps := h.cfg.Validate(content, id); len(ps) > 0 {
 		return &invalidCase{problems: ps}
 	}
 	return nil
@@ -324,7 +433,11 @@ func (h *Handler) apiListDrafts(w http.ResponseWriter, r *http.Request, a *incid
 	default:
 		return incidentlib.InvalidParam("state", "unknown state %q: want draft, submitted, returned or published", state)
 	}
-	ds, err := h.cfg.Workflow.ListDrafts(r.Context(), a, state)
+	page, err := pageParam(r)
+	if err != nil {
+		return err
+	}
+	ds, more, err := h.cfg.Workflow.ListDrafts(r.Context(), a, state, page)
 	if err != nil {
 		return err
 	}
@@ -332,7 +445,26 @@ func (h *Handler) apiListDrafts(w http.ResponseWriter, r *http.Request, a *incid
 	for i, d := range ds {
 		out[i] = toJSON(d)
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"drafts": out})
+	body := map[string]any{"drafts": out}
+	if more {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(page+1))
+		body["next"] = "/api/v1/drafts?" + q.Encode()
+	}
+	return writeJSON(w, http.StatusOK, body)
+}
+
+// pageParam reads ?page=N (from 1).
+func pageParam(r *http.Request) (int, error) {
+	p := r.URL.Query().Get("page")
+	if p == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > 100000 {
+		return 0, incidentlib.InvalidParam("page", "%q is not a page number (1, 2, …)", p)
+	}
+	return n, nil
 }
 
 func (h *Handler) apiCreateDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account) error {

@@ -24,7 +24,10 @@ type fakeWorkflow struct {
 var errDown = &incidentlib.Error{Code: incidentlib.EUNAVAILABLE, Message: "the library's database does not answer"}
 
 func (f *fakeWorkflow) Authenticate(_ context.Context, tok string) (*incidentlib.Account, error) {
-	if a, ok := f.accounts[tok]; ok {
+	if f.down {
+		return nil, errDown
+	}
+	if a, ok := f.accounts[tok]; ok && !strings.HasPrefix(tok, "session-") {
 		return a, nil
 	}
 	return nil, &incidentlib.Error{Code: incidentlib.EUNAUTHORIZED, Message: "the token is not valid"}
@@ -69,15 +72,29 @@ func (f *fakeWorkflow) ReviewDraft(_ context.Context, a *incidentlib.Account, id
 func (f *fakeWorkflow) FindDraft(_ context.Context, a *incidentlib.Account, id int64) (*incidentlib.Draft, error) {
 	return f.find(id)
 }
-func (f *fakeWorkflow) ListDrafts(context.Context, *incidentlib.Account, string) ([]*incidentlib.Draft, error) {
-	return f.drafts, nil
+func (f *fakeWorkflow) ListDrafts(context.Context, *incidentlib.Account, string, int) ([]*incidentlib.Draft, bool, error) {
+	return f.drafts, false, nil
 }
 func (f *fakeWorkflow) CaseHistory(context.Context, *incidentlib.Account, string) ([]incidentlib.CaseVersion, error) {
 	return nil, &incidentlib.Error{Code: incidentlib.ENOTFOUND, Message: "no such case"}
 }
-func (f *fakeWorkflow) StartSession(_ context.Context, a *incidentlib.Account) (string, time.Time, error) {
+func (f *fakeWorkflow) SessionAccount(_ context.Context, tok string) (*incidentlib.Account, error) {
+	if f.down {
+		return nil, errDown
+	}
+	if a, ok := f.accounts[tok]; ok && strings.HasPrefix(tok, "session-") {
+		return a, nil
+	}
+	return nil, &incidentlib.Error{Code: incidentlib.EUNAUTHORIZED, Message: "the session has ended"}
+}
+
+func (f *fakeWorkflow) StartSession(ctx context.Context, tok string) (*incidentlib.Account, string, time.Time, error) {
+	a, err := f.Authenticate(ctx, tok)
+	if err != nil {
+		return nil, "", time.Time{}, err
+	}
 	f.accounts["session-"+a.Name] = a
-	return "session-" + a.Name, time.Now().Add(time.Hour), nil
+	return a, "session-" + a.Name, time.Now().Add(time.Hour), nil
 }
 func (f *fakeWorkflow) EndSession(_ context.Context, tok string) error {
 	delete(f.accounts, tok)
@@ -190,7 +207,8 @@ func TestAPIErrors(t *testing.T) {
 		{`{"content": ""}`, 400, "empty"},
 		{`{"content": "x", "extra": 1}`, 400, "unknown field"},
 		{`{"content": `, 400, "not complete JSON"},
-		{`{"content": "` + strings.Repeat("a", maxBody+10) + `"}`, 400, ""},
+		{`{"content": "` + strings.Repeat("a", maxBody+10) + `"}`, 413, "at most 1 MiB"},
+		{`{"content": "` + strings.Repeat("a", 10<<20) + `"}`, 413, "too large"},
 	} {
 		r := post(tc.body)
 		if b := bodyOf(r); r.StatusCode != tc.code || !strings.Contains(b, tc.want) || strings.Contains(b, "goroutine") {
@@ -232,5 +250,183 @@ func TestByTeam(t *testing.T) {
 	}
 	if r := do(router, "GET", "/search", nil, "stale-session", nil); bodyOf(r) != "public" {
 		t.Error("a stale session cookie did not read as signed out")
+	}
+}
+
+// Issue 21: the JSON write API took the session cookie with no Origin
+// check and any Content-Type, so another site's page could publish as a
+// signed-in reviewer.
+func TestCookieWritesRefuseOtherSites(t *testing.T) {
+	h, wf := newTest()
+	r := do(h, "POST", "/account/sign-in", url.Values{"token": {"tok-ana"}}, "", nil)
+	var session string
+	for _, c := range r.Cookies() {
+		if c.Name == sessionCookie {
+			session = c.Value
+		}
+	}
+	if session == "" {
+		t.Fatal("no session")
+	}
+	body := `{"content": "title: t\n"}`
+	send := func(hdr map[string]string, body string) *http.Response {
+		req := httptest.NewRequest("POST", "http://lib.example/api/v1/drafts", strings.NewReader(body))
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: session})
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w.Result()
+	}
+	for _, tc := range []struct {
+		name string
+		hdr  map[string]string
+		code int
+	}{
+		{"a cross-site fetch", map[string]string{"Content-Type": "application/json", "Sec-Fetch-Site": "cross-site"}, 403},
+		{"a same-site page on another port", map[string]string{"Content-Type": "application/json", "Sec-Fetch-Site": "same-site"}, 403},
+		{"an old browser from another origin", map[string]string{"Content-Type": "application/json", "Origin": "http://lib.example:8081"}, 403},
+		{"a form post (text/plain)", map[string]string{"Content-Type": "text/plain"}, 415},
+		{"a form post (urlencoded)", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, 415},
+	} {
+		if r := send(tc.hdr, body); r.StatusCode != tc.code {
+			t.Errorf("%s: %d %s, want %d", tc.name, r.StatusCode, bodyOf(r), tc.code)
+		}
+	}
+	if len(wf.drafts) != 0 {
+		t.Fatalf("%d drafts written from other sites", len(wf.drafts))
+	}
+	if r := send(map[string]string{"Content-Type": "application/json", "Sec-Fetch-Site": "same-origin"}, body); r.StatusCode != 201 {
+		t.Errorf("the site's own page: %d %s, want 201", r.StatusCode, bodyOf(r))
+	}
+	// A body-less write by cookie must still say JSON (a form can send none).
+	if r := send(map[string]string{"Content-Type": "text/plain"}, ""); r.StatusCode != 415 {
+		t.Errorf("a body-less cookie write as text/plain: %d, want 415", r.StatusCode)
+	}
+	// Scripts with a token need no Origin, but a body is JSON.
+	req := httptest.NewRequest("POST", "/api/v1/drafts", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer tok-ana")
+	req.Header.Set("Content-Type", "text/plain")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if w.Code != 415 {
+		t.Errorf("a token's write as text/plain: %d, want 415", w.Code)
+	}
+	// A session is not a Bearer token.
+	req = httptest.NewRequest("GET", "/api/v1/account", nil)
+	req.Header.Set("Authorization", "Bearer "+session)
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if w.Code != 401 {
+		t.Errorf("a session as a Bearer token: %d, want 401", w.Code)
+	}
+}
+
+func TestWebFormTooLargeAndRedirects(t *testing.T) {
+	h, _ := newTest()
+	r := do(h, "POST", "/account/sign-in", url.Values{"token": {"tok-ana"}}, "", nil)
+	session := r.Cookies()[0].Value
+	r = do(h, "POST", "/drafts", url.Values{"content": {strings.Repeat("a", 10<<20)}, "csrf": {csrfToken(session)}}, session, nil)
+	if b := bodyOf(r); r.StatusCode != 413 || !strings.Contains(b, "too large") {
+		t.Errorf("a 10 MB form: %d, want 413 saying it is too large", r.StatusCode)
+	}
+	for next, want := range map[string]string{
+		"/drafts/3":             "/drafts/3",
+		"/%09/evil.example":     "/drafts",
+		"/\t/evil.example":      "/drafts",
+		"/\n/evil.example":      "/drafts",
+		"//evil.example":        "/drafts",
+		"/\\evil.example":       "/drafts",
+		"https://evil.example/": "/drafts",
+		"/search?q=db&page=2":   "/search?q=db&page=2",
+	} {
+		next, _ = url.PathUnescape(strings.ReplaceAll(strings.ReplaceAll(next, "\\t", "%09"), "\\n", "%0A"))
+		if got := safeNext(next); got != want {
+			t.Errorf("safeNext(%q) = %q, want %q", next, got, want)
+		}
+	}
+	// A session does not sign in again for a fresh one.
+	r = do(h, "POST", "/account/sign-in", url.Values{"token": {session}}, "", nil)
+	if r.StatusCode != 401 {
+		t.Errorf("signing in with a session: %d, want 401", r.StatusCode)
+	}
+}
+
+// Issue 21 (low): during a database outage signed-in readers lost their
+// team's private cases (cookie users silently). A token or session the
+// store accepted shortly before is taken on trust while it does not
+// answer; one it refused is not.
+func TestSignedInReadsOutliveAnOutage(t *testing.T) {
+	h, wf := newTest()
+	router := h.ByTeam(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "public") }),
+		func(team string) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "team "+team) })
+		})
+	r := do(h, "POST", "/account/sign-in", url.Values{"token": {"tok-ana"}}, "", nil)
+	session := r.Cookies()[0].Value
+	bearer := map[string]string{"Authorization": "Bearer tok-ana"}
+	if b := bodyOf(do(router, "GET", "/search", nil, session, nil)); b != "team payments" {
+		t.Fatalf("signed in: %q", b)
+	}
+	do(router, "GET", "/api/v1/cases", nil, "", bearer)
+	wf.down = true
+	if b := bodyOf(do(router, "GET", "/search", nil, session, nil)); b != "team payments" {
+		t.Errorf("a session during an outage reads %q, want its team's library", b)
+	}
+	if r := do(router, "GET", "/api/v1/cases", nil, "", bearer); bodyOf(r) != "team payments" {
+		t.Errorf("a token during an outage: %d", r.StatusCode)
+	}
+	if r := do(router, "GET", "/api/v1/cases", nil, "", map[string]string{"Authorization": "Bearer tok-never-seen"}); r.StatusCode != 503 {
+		t.Errorf("a token never seen, during an outage: %d, want 503", r.StatusCode)
+	}
+	wf.down = false
+	delete(wf.accounts, "tok-ana") // revoked
+	if r := do(router, "GET", "/api/v1/cases", nil, "", bearer); r.StatusCode != 401 {
+		t.Errorf("a revoked token: %d, want 401", r.StatusCode)
+	}
+	wf.down = true
+	if r := do(router, "GET", "/api/v1/cases", nil, "", bearer); r.StatusCode == 200 {
+		t.Error("a token refused before the outage is trusted during it")
+	}
+}
+
+// A form can be checked without saving (no script needed): problems come
+// back at their lines, a clean file says so, and nothing is written.
+func TestCheckWithoutSaving(t *testing.T) {
+	h, wf := newTest()
+	r := do(h, "POST", "/account/sign-in", url.Values{"token": {"tok-ana"}}, "", nil)
+	session := r.Cookies()[0].Value
+	csrf := csrfToken(session)
+	r = do(h, "POST", "/drafts", url.Values{"content": {"title: t\nroot_cause: bad\n"}, "csrf": {csrf}, "action": {"check"}}, session, nil)
+	if b := bodyOf(r); r.StatusCode != 400 || !strings.Contains(b, "line 2: unknown root cause") {
+		t.Errorf("checking a bad file: %d", r.StatusCode)
+	}
+	r = do(h, "POST", "/drafts", url.Values{"content": {"title: t\n"}, "csrf": {csrf}, "action": {"check"}}, session, nil)
+	if b := bodyOf(r); r.StatusCode != 200 || !strings.Contains(b, "No problems found") || !strings.Contains(b, "title: t") {
+		t.Errorf("checking a good file: %d", r.StatusCode)
+	}
+	if len(wf.drafts) != 0 {
+		t.Errorf("a check saved %d drafts", len(wf.drafts))
+	}
+}
+
+func TestSideBySide(t *testing.T) {
+	lines, _ := Diff("a\nb\nc\nd\n", "a\nB\nc\nd\ne\n")
+	rows := SideBySide(lines)
+	want := []DiffRow{
+		{" ", "a", " ", "a"},
+		{"-", "b", "+", "B"},
+		{" ", "c", " ", "c"},
+		{" ", "d", " ", "d"},
+		{"", "", "+", "e"},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("rows = %+v", rows)
+	}
+	for i := range want {
+		if rows[i] != want[i] {
+			t.Errorf("row %d = %+v, want %+v", i, rows[i], want[i])
+		}
 	}
 }

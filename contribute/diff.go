@@ -8,6 +8,46 @@ type DiffLine struct {
 	Text string `json:"text"`
 }
 
+// DiffRow is one row of a side-by-side diff: the old version's line on
+// the left, the new one's on the right; a side is empty (Op "") where the
+// other version has a line the first does not.
+type DiffRow struct {
+	OldOp, Old string
+	NewOp, New string
+}
+
+// SideBySide lays a diff out in two columns: unchanged lines on both
+// sides, and each run of removed lines beside the run of added lines that
+// replaced it.
+func SideBySide(lines []DiffLine) []DiffRow {
+	var rows []DiffRow
+	for i := 0; i < len(lines); {
+		if lines[i].Op == " " {
+			rows = append(rows, DiffRow{OldOp: " ", Old: lines[i].Text, NewOp: " ", New: lines[i].Text})
+			i++
+			continue
+		}
+		var removed, added []string
+		for ; i < len(lines) && lines[i].Op == "-"; i++ {
+			removed = append(removed, lines[i].Text)
+		}
+		for ; i < len(lines) && lines[i].Op == "+"; i++ {
+			added = append(added, lines[i].Text)
+		}
+		for j := range max(len(removed), len(added)) {
+			var r DiffRow
+			if j < len(removed) {
+				r.OldOp, r.Old = "-", removed[j]
+			}
+			if j < len(added) {
+				r.NewOp, r.New = "+", added[j]
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
 // maxDiffLines bounds the work of a diff: the table is lines × lines.
 const maxDiffLines = 3000
 

@@ -36,6 +36,12 @@ type page struct {
 	MayReview bool
 	// MayEdit is true when the account may change and submit the draft.
 	MayEdit bool
+	// NextPage is the page of older drafts, 0 when there is none.
+	NextPage int
+	// Notice tells the user something went well (a check found nothing).
+	Notice string
+	// Rows is Diff side by side, for review.
+	Rows []DiffRow
 }
 
 func (h *Handler) routeWeb(m *http.ServeMux) {
@@ -61,13 +67,28 @@ type webHandler func(w http.ResponseWriter, r *http.Request, a *incidentlib.Acco
 func (h *Handler) web(f webHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		a, session, err := h.authenticate(r)
+		if incidentlib.ErrorCode(err) == incidentlib.EUNAVAILABLE {
+			w.Header().Set("Retry-After", retryAfterDown)
+			h.render(w, http.StatusServiceUnavailable, "error", page{Title: "Try again in a minute", Error: incidentlib.ErrorMessage(err)})
+			return
+		}
 		if a == nil || err != nil {
 			http.Redirect(w, r, "/account/sign-in?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, maxBody+64<<10)
-			if !validCSRF(session, r.PostFormValue("csrf")) || !sameOrigin(r) {
+			if err := r.ParseForm(); err != nil {
+				var tooLarge *http.MaxBytesError
+				if errors.As(err, &tooLarge) {
+					h.render(w, http.StatusRequestEntityTooLarge, "error", page{Title: "Too large", Account: a,
+						Error: "What you sent is too large: a case file is at most 1 MiB. Go back and shorten it."})
+					return
+				}
+				h.render(w, http.StatusBadRequest, "error", page{Title: "Bad request", Account: a, Error: "The form could not be read. Go back and send it again."})
+				return
+			}
+			if !validCSRF(session, r.PostFormValue("csrf")) || h.cop.Check(r) != nil || !sameOrigin(r) {
 				h.render(w, http.StatusForbidden, "error", page{Title: "Form expired", Account: a,
 					Error: "This form is out of date or came from another site. Go back, reload the page and send it again."})
 				return
@@ -118,13 +139,19 @@ func (h *Handler) showSignIn(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	next := safeNext(r.PostFormValue("next"))
-	a, err := h.cfg.Workflow.Authenticate(r.Context(), strings.TrimSpace(r.PostFormValue("token")))
-	if err == nil && !sameOrigin(r) {
+	var err error
+	if h.cop.Check(r) != nil || !sameOrigin(r) {
 		err = &incidentlib.Error{Code: incidentlib.EFORBIDDEN, Message: "sign in from this site's own page"}
 	}
 	var session string
+	var a *incidentlib.Account
 	if err == nil {
-		session, _, err = h.cfg.Workflow.StartSession(r.Context(), a)
+		a, session, _, err = h.cfg.Workflow.StartSession(r.Context(), strings.TrimSpace(r.PostFormValue("token")))
+		if err != nil {
+			h.log.Warn("sign-in refused", "remote", r.RemoteAddr, "reason", incidentlib.ErrorCode(err))
+		} else {
+			h.log.Info("signed in", "account", a.Name)
+		}
 	}
 	if err != nil {
 		h.logInternal(r, err)
@@ -136,10 +163,22 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// safeNext keeps a post-sign-in redirect on this site.
+// safeNext keeps a post-sign-in redirect on this site: a path of this
+// site and nothing a browser could read as another host ("//host",
+// "/\\host", or either with tabs or newlines in it, which browsers drop).
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.Contains(next, "\\") {
-		return "/drafts"
+	const fallback = "/drafts"
+	for _, c := range next {
+		if c < 0x20 || c == 0x7f || c == '\\' || c == ' ' {
+			return fallback
+		}
+	}
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
+		return fallback
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
+		return fallback
 	}
 	return next
 }
@@ -154,13 +193,24 @@ func (h *Handler) signOut(w http.ResponseWriter, r *http.Request, a *incidentlib
 }
 
 func (h *Handler) showDrafts(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
-	ds, err := h.cfg.Workflow.ListDrafts(r.Context(), a, "")
+	n, err := pageParam(r)
 	if err != nil {
 		return err
 	}
-	h.render(w, http.StatusOK, "drafts", page{Title: "Drafts", Account: a, CSRF: csrfToken(session), Drafts: ds})
+	ds, more, err := h.cfg.Workflow.ListDrafts(r.Context(), a, "", n)
+	if err != nil {
+		return err
+	}
+	p := page{Title: "Drafts", Account: a, CSRF: csrfToken(session), Drafts: ds}
+	if more {
+		p.NextPage = n + 1
+	}
+	h.render(w, http.StatusOK, "drafts", p)
 	return nil
 }
+
+// checkedOK is what a check that found no problem says; nothing is saved.
+const checkedOK = "No problems found: the case file validates. Nothing was saved yet."
 
 func (h *Handler) showNewDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
 	p := page{Title: "New draft", Account: a, CSRF: csrfToken(session), CaseID: r.URL.Query().Get("case")}
@@ -173,6 +223,11 @@ func (h *Handler) createDraft(w http.ResponseWriter, r *http.Request, a *inciden
 	private := r.PostFormValue("private") == "on"
 	if err := h.checkContent([]byte(content), caseID); err != nil {
 		return h.formError(w, err, "new", page{Title: "New draft", Account: a, CSRF: csrfToken(session), Content: content, CaseID: caseID})
+	}
+	if r.PostFormValue("action") == "check" {
+		h.render(w, http.StatusOK, "new", page{Title: "New draft", Account: a, CSRF: csrfToken(session), Content: content, CaseID: caseID,
+			Notice: checkedOK})
+		return nil
 	}
 	d, err := h.cfg.Workflow.CreateDraft(r.Context(), a, caseID, private, []byte(content))
 	if err != nil {
@@ -216,10 +271,11 @@ func (h *Handler) draftPage(r *http.Request, a *incidentlib.Account, session str
 	}
 	p := page{Title: "Draft " + strconv.FormatInt(d.ID, 10), Account: a, CSRF: csrfToken(session), Draft: d, Content: string(d.Content),
 		MayEdit:   d.Author == a.Name && (d.State == incidentlib.DraftOpen || d.State == incidentlib.DraftReturned),
-		MayReview: d.State == incidentlib.DraftSubmitted && a.Role.Allows(incidentlib.RoleReviewer) && (d.Author != a.Name || a.Role == incidentlib.RoleAdmin)}
+		MayReview: d.State == incidentlib.DraftSubmitted && a.Role.Allows(incidentlib.RoleReviewer) && (d.Author != a.Name || a.Role.Allows(incidentlib.RoleAdmin))}
 	if d.CaseID != "" && d.State != incidentlib.DraftPublished {
 		if vs, err := h.cfg.Workflow.CaseHistory(r.Context(), a, d.CaseID); err == nil && len(vs) > 0 {
 			p.Diff, _ = Diff(string(vs[len(vs)-1].Content), string(d.Content))
+			p.Rows = SideBySide(p.Diff)
 		}
 	}
 	return p, nil
@@ -243,6 +299,11 @@ func (h *Handler) updateDraft(w http.ResponseWriter, r *http.Request, a *inciden
 	p.Content = content
 	if err := h.checkContent([]byte(content), p.Draft.CaseID); err != nil {
 		return h.formError(w, err, "draft", p)
+	}
+	if r.PostFormValue("action") == "check" {
+		p.Notice = checkedOK
+		h.render(w, http.StatusOK, "draft", p)
+		return nil
 	}
 	if _, err := h.cfg.Workflow.UpdateDraft(r.Context(), a, p.Draft.ID, []byte(content)); err != nil {
 		return h.formError(w, err, "draft", p)

@@ -247,13 +247,18 @@ func processAlive(pid int) bool {
 
 // safeDocNumbers is docNumbers with a panic inside the index library
 // turned into an error.
-func safeDocNumbers(idx bleve.Index, byID map[string]int) (out []int32, err error) {
+func safeDocNumbers(e *Engine, byID map[string]int) (out []int32, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			out, err = nil, fmt.Errorf("index library panicked reading the index: %v", v)
 		}
 	}()
-	return docNumbers(idx, byID)
+	r, err := e.reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return docNumbersIn(r, byID)
 }
 
 // diskFault, set only by tests, makes a stage of the build on disk fail as

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/incidentlib/incidentlib"
 )
@@ -37,6 +38,11 @@ type Engine struct {
 
 	idx    bleve.Index
 	docNum []int32 // Bleve internal document number → case number
+	// snap is the snapshot of idx this engine answers from (docNum holds
+	// its numbers); shared counts the engines over idx (see Apply).
+	snap      index.IndexReader
+	shared    *sharedIndex
+	closeOnce sync.Once
 
 	facets     *facetIndex
 	similarity *similarityIndex
@@ -81,8 +87,10 @@ func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.C
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	e.idx, e.reused, e.where = idx, reused, where
-	if e.docNum, err = safeDocNumbers(idx, e.byID); err != nil {
-		idx.Close()
+	e.shared = &sharedIndex{idx: idx, refs: 1, latest: e, inMemory: opts.DataDir == ""}
+	e.pin()
+	if e.docNum, err = safeDocNumbers(e, e.byID); err != nil {
+		e.release()
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	e.facets = newFacetIndex(v, sorted)
@@ -101,7 +109,7 @@ func (e *Engine) IndexReused() bool { return e.reused }
 func (e *Engine) IndexLocation() string { return e.where }
 
 // Close releases the index.
-func (e *Engine) Close() error { return e.idx.Close() }
+func (e *Engine) Close() error { return e.release() }
 
 // Vocabulary implements incidentlib.Library.
 func (e *Engine) Vocabulary() *incidentlib.Vocabulary { return e.vocab }

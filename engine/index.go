@@ -248,18 +248,10 @@ func fillIndex(ctx context.Context, idx bleve.Index, cases []*incidentlib.Case) 
 	return nil
 }
 
-// docNumbers maps Bleve's internal document numbers to positions in cases.
-// The index is never written after it is opened, so the numbers are stable.
-func docNumbers(idx bleve.Index, byID map[string]int) ([]int32, error) {
-	adv, err := idx.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
+// docNumbersIn maps the internal document numbers of one snapshot of the
+// index to positions in cases. An engine answers from the snapshot it was
+// opened (or Applied) on, so the numbers hold for its life.
+func docNumbersIn(r index.IndexReader, byID map[string]int) ([]int32, error) {
 	all, err := r.DocIDReaderAll()
 	if err != nil {
 		return nil, err

@@ -170,6 +170,10 @@ func (e *Engine) allIn(allowed bitset) []int {
 
 // reader opens a reader of the index; the caller closes it.
 func (e *Engine) reader() (index.IndexReader, error) {
+	if r, ok := e.snap.(refCounted); ok {
+		r.AddRef()
+		return e.snap, nil
+	}
 	adv, err := e.idx.Advanced()
 	if err != nil {
 		return nil, err

@@ -40,8 +40,11 @@ type similarityIndex struct {
 	// words holds, per case, the sorted hashes of the distinctive words of
 	// its title and trigger: those in at most commonShare of the cases
 	// (words everyone uses say nothing about likeness). byWord indexes them.
-	words   [][]uint32
-	byWord  map[uint32][]int32
+	words  [][]uint32
+	byWord map[uint32][]int32
+	// hashes, when set, holds every case's word hashes before pruning, by
+	// case, for the engine Apply makes next.
+	hashes  map[*incidentlib.Case][]uint32
 	buffers sync.Pool // *similarBuffers, reused across calls
 }
 
@@ -55,7 +58,14 @@ type similarBuffers struct {
 }
 
 func newSimilarityIndex(v *incidentlib.Vocabulary, cases []*incidentlib.Case, fi *facetIndex) *similarityIndex {
-	si := &similarityIndex{fi: fi}
+	return newSimilarityIndexReusing(v, cases, fi, nil)
+}
+
+// newSimilarityIndexReusing is newSimilarityIndex reading each case's
+// word hashes from hashes (what an engine before held: Apply) when they
+// are there, and recording the ones it works out.
+func newSimilarityIndexReusing(v *incidentlib.Vocabulary, cases []*incidentlib.Case, fi *facetIndex, hashes map[*incidentlib.Case][]uint32) *similarityIndex {
+	si := &similarityIndex{fi: fi, hashes: hashes}
 	n := float64(max(fi.n, 1))
 	base := [numDims]float64{
 		dimRootCause: weightRootCause, dimFactor: weightFactor, dimComponent: weightComponent,
@@ -75,7 +85,14 @@ func newSimilarityIndex(v *incidentlib.Vocabulary, cases []*incidentlib.Case, fi
 	si.words = make([][]uint32, len(cases))
 	df := map[uint32]int32{}
 	for i, c := range cases {
-		si.words[i] = wordHashes(c.Title, c.Trigger)
+		if ws, ok := hashes[c]; ok {
+			si.words[i] = ws
+		} else {
+			si.words[i] = wordHashes(c.Title, c.Trigger)
+			if hashes != nil {
+				hashes[c] = si.words[i]
+			}
+		}
 		for _, w := range si.words[i] {
 			df[w]++
 		}
@@ -84,6 +101,9 @@ func newSimilarityIndex(v *incidentlib.Vocabulary, cases []*incidentlib.Case, fi
 	si.byWord = map[uint32][]int32{}
 	for i, ws := range si.words {
 		kept := ws[:0]
+		if hashes != nil {
+			kept = make([]uint32, 0, len(ws)) // ws is kept for the next engine
+		}
 		for _, w := range ws {
 			if df[w] <= maxDF {
 				kept = append(kept, w)

@@ -149,5 +149,23 @@ func (a *api) csvRow(c *incidentlib.Case) []string {
 		strings.Join(srcs, listSep), strings.Join(archived, listSep), status, c.Verification.Note,
 		*a.links.caseLinks(c.ID).HTML,
 	}
+	for i, cell := range row {
+		row[i] = neutralizeFormula(cell)
+	}
 	return row
+}
+
+// neutralizeFormula keeps a spreadsheet from reading a cell as a formula:
+// a cell that starts with =, +, -, @ (or a tab or carriage return before
+// one) gets a leading apostrophe, which spreadsheets show as text. Case
+// text is written by people, and a private case's by any team member.
+func neutralizeFormula(cell string) string {
+	if cell == "" {
+		return cell
+	}
+	switch cell[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return "'" + cell
+	}
+	return cell
 }

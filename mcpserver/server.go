@@ -48,6 +48,11 @@ type Config struct {
 	// BaseURL and loopback origins on any port.
 	AllowedOrigins []string
 
+	// Private marks a server over a team's library (its private cases
+	// with the public ones): its cacheable answers say cacheScope
+	// "private" with no time to live, so no shared cache keeps them.
+	Private bool
+
 	// CallTimeout bounds every request the server handles.
 	CallTimeout time.Duration
 	// MaxBodyBytes bounds the body of one HTTP request.
@@ -174,10 +179,18 @@ func NewServer(lib incidentlib.Library, cfg Config) *mcp.Server {
 		// title and description): the whole corpus in one answer was
 		// 245 KB.
 		PageSize: resourcePageSize,
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+			if cfg.Private {
+				c.CacheScope, c.TTLMs = "private", 0
+			}
+		},
 		// Suggests case IDs and component slugs for prompt arguments.
 		CompletionHandler: h.complete,
 	})
 	s.AddReceivingMiddleware(h.deadline, h.plainArgumentErrors)
+	if cfg.Private {
+		s.AddReceivingMiddleware(escapeMarkup)
+	}
 	h.addTools(s)
 	h.addAuditTools(s)
 	h.addResources(s)
@@ -259,3 +272,26 @@ func (m minLevel) WithAttrs(a []slog.Attr) slog.Handler {
 	return minLevel{m.Handler.WithAttrs(a), m.min}
 }
 func (m minLevel) WithGroup(n string) slog.Handler { return minLevel{m.Handler.WithGroup(n), m.min} }
+
+// escapeMarkup keeps markup in case text out of a team server's markdown
+// answers: a private case is written by any member of the team, and a
+// client may render markdown as HTML. ('<' alone starts a tag; the
+// curated public corpus holds none.)
+func escapeMarkup(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		switch r := res.(type) {
+		case *mcp.CallToolResult:
+			for _, c := range r.Content {
+				if t, ok := c.(*mcp.TextContent); ok {
+					t.Text = strings.ReplaceAll(t.Text, "<", "&lt;")
+				}
+			}
+		case *mcp.ReadResourceResult:
+			for _, c := range r.Contents {
+				c.Text = strings.ReplaceAll(c.Text, "<", "&lt;")
+			}
+		}
+		return res, err
+	}
+}

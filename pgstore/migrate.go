@@ -68,6 +68,11 @@ func (s *Store) Migrate(ctx context.Context) ([]int, error) {
 		return nil, unavailable(err)
 	}
 	defer conn.Release()
+	// Another replica may be migrating, and a migration may run long.
+	if _, err := conn.Exec(ctx, `SET statement_timeout = 0; SET lock_timeout = 0`); err != nil {
+		return nil, unavailable(err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `RESET statement_timeout; RESET lock_timeout`) //nolint:errcheck // the connection is dropped if it fails
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrateLock); err != nil {
 		return nil, unavailable(err)
 	}

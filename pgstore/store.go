@@ -43,6 +43,8 @@ type Store struct {
 
 	publicRange   IDRange
 	privateRanges map[string]IDRange
+	publishCheck  func(content []byte, id string) ([]byte, []incidentlib.Problem)
+	writeTimeout  time.Duration
 
 	// beforeRow, set by tests, runs before each case an import writes.
 	beforeRow func(i int)
@@ -61,12 +63,42 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	}
 	cfg.MaxConns = 8
 	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	// The server ends a statement that runs, or waits for a lock, longer
+	// than this, and a transaction left idle (its client gone): no write
+	// holds the write lock for long. Import, migrations and snapshots set
+	// their own, longer limits.
+	if cfg.ConnConfig.RuntimeParams == nil {
+		cfg.ConnConfig.RuntimeParams = map[string]string{}
+	}
+	for k, v := range map[string]string{"statement_timeout": "10s", "lock_timeout": "5s", "idle_in_transaction_session_timeout": "60s"} {
+		if _, set := cfg.ConnConfig.RuntimeParams[k]; !set {
+			cfg.ConnConfig.RuntimeParams[k] = v
+		}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, unavailable(err)
 	}
 	closing, cancel := context.WithCancel(context.Background())
-	return &Store{pool: pool, closing: closing, closeNotify: cancel}, nil
+	return &Store{pool: pool, closing: closing, closeNotify: cancel, writeTimeout: DefaultWriteTimeout}, nil
+}
+
+// DefaultWriteTimeout bounds each call of the write path (a draft saved,
+// a sign-in, a publication) from start to commit.
+const DefaultWriteTimeout = 5 * time.Second
+
+// SetWriteTimeout sets how long one call of the write path may take in
+// the database before it fails with EUNAVAILABLE (and nothing is saved).
+func (s *Store) SetWriteTimeout(d time.Duration) {
+	if d > 0 {
+		s.writeTimeout = d
+	}
+}
+
+// writeContext bounds a write path call: its caller's context (a request
+// whose client leaves ends it) with the write timeout on top.
+func (s *Store) writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.writeTimeout)
 }
 
 // Close ends a Wait in progress and releases every connection.
@@ -110,6 +142,9 @@ func Hash(content []byte) string {
 // transaction so the cases and the sequence number agree.
 func (s *Store) Snapshot(ctx context.Context) (vocab []byte, cases []incidentlib.StoredCase, seq int64, err error) {
 	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = '120s'`); err != nil {
+			return err
+		}
 		err := tx.QueryRow(ctx, `SELECT content FROM vocabulary`).Scan(&vocab)
 		if errors.Is(err, pgx.ErrNoRows) {
 			vocab = nil
@@ -121,7 +156,7 @@ func (s *Store) Snapshot(ctx context.Context) (vocab []byte, cases []incidentlib
 			(SELECT COALESCE(max(seq), 0) FROM vocabulary))`).Scan(&seq); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT id, file_name, content, content_hash, seq, team FROM cases ORDER BY id`)
+		rows, err := tx.Query(ctx, `SELECT id, file_name, content, content_hash, seq, team, false FROM cases WHERE withdrawn_at IS NULL ORDER BY id`)
 		if err != nil {
 			return err
 		}
@@ -139,9 +174,10 @@ func (s *Store) Snapshot(ctx context.Context) (vocab []byte, cases []incidentlib
 // snapshot.
 func (s *Store) Since(ctx context.Context, after int64) ([]incidentlib.StoredCase, int64, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT id, file_name, content, content_hash, seq, team FROM cases WHERE seq > $1
+		SELECT id, file_name, CASE WHEN withdrawn_at IS NULL THEN content ELSE ''::bytea END,
+			content_hash, seq, team, withdrawn_at IS NOT NULL FROM cases WHERE seq > $1
 		UNION ALL
-		SELECT 'vocabulary', 'vocabulary.yaml', content, content_hash, seq, '' FROM vocabulary WHERE seq > $1
+		SELECT 'vocabulary', 'vocabulary.yaml', content, content_hash, seq, '', false FROM vocabulary WHERE seq > $1
 		ORDER BY seq`, after)
 	if err != nil {
 		return nil, after, classify(err)
@@ -162,7 +198,7 @@ const VocabularyID = "vocabulary"
 
 func scanCase(row pgx.CollectableRow) (incidentlib.StoredCase, error) {
 	var c incidentlib.StoredCase
-	err := row.Scan(&c.ID, &c.Name, &c.Content, &c.Hash, &c.Seq, &c.Team)
+	err := row.Scan(&c.ID, &c.Name, &c.Content, &c.Hash, &c.Seq, &c.Team, &c.Withdrawn)
 	return c, err
 }
 
@@ -230,7 +266,7 @@ func classify(err error) error {
 	var connectErr *pgconn.ConnectError
 	var netErr net.Error
 	if errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, io.EOF) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, pgconn.ErrConnClosed) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
 		return unavailable(err)
 	}
 	return err

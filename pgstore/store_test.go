@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/corpus"
 	"github.com/incidentlib/incidentlib/pgstore/pgstoretest"
 )
 
@@ -23,7 +26,22 @@ func openTest(t *testing.T) *Store {
 	if _, err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
+	s.SetPublishCheck(testPublishCheck)
 	return s
+}
+
+// testPublishCheck gives the ID as serve does (on the parsed document) and
+// checks only that the file's own id is then the one given.
+func testPublishCheck(content []byte, id string) ([]byte, []incidentlib.Problem) {
+	out, _, err := corpus.SetCaseID(content, id)
+	if err != nil {
+		return nil, []incidentlib.Problem{{Message: err.Error()}}
+	}
+	var doc struct{ ID string }
+	if err := yaml.Unmarshal(out, &doc); err != nil || doc.ID != id {
+		return nil, []incidentlib.Problem{{Message: fmt.Sprintf("the file's id is %q, not %s", doc.ID, id)}}
+	}
+	return out, nil
 }
 
 func caseFile(id, body string) incidentlib.StoredCase {

@@ -10,7 +10,8 @@ import (
 	"github.com/incidentlib/incidentlib"
 )
 
-// ImportResult counts what an import did.
+// ImportResult counts what an import did. A case a maintainer withdrew
+// is left as it is (withdrawn), counted as unchanged.
 type ImportResult struct {
 	Added, Updated, Unchanged int
 	VocabularyChanged         bool
@@ -26,6 +27,11 @@ func (s *Store) Import(ctx context.Context, vocabulary []byte, cases []incidentl
 	var res ImportResult
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		res = ImportResult{}
+		// An import of a large corpus may wait for the write lock and run
+		// long; it is one transaction, run by an operator.
+		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = '10min'; SET LOCAL lock_timeout = '2min'`); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, writeLock); err != nil {
 			return err
 		}
@@ -56,7 +62,7 @@ func (s *Store) Import(ctx context.Context, vocabulary []byte, cases []incidentl
 					content = EXCLUDED.content, content_hash = EXCLUDED.content_hash,
 					version = cases.version + 1, seq = nextval('change_seq'),
 					updated_at = now(), updated_by = EXCLUDED.updated_by
-				WHERE cases.content_hash <> EXCLUDED.content_hash
+				WHERE cases.content_hash <> EXCLUDED.content_hash AND cases.withdrawn_at IS NULL
 				RETURNING version, seq`,
 				c.ID, c.Name, c.Content, hash, actor).Scan(&version, &seq)
 			if errors.Is(err, pgx.ErrNoRows) {
@@ -105,4 +111,93 @@ func (s *Store) Versions(ctx context.Context, id string) ([]Version, error) {
 		return v, row.Scan(&v.Version, &v.Content, &v.CreatedBy)
 	})
 	return vs, classify(err)
+}
+
+// Withdraw takes a published case out of the library: every replica drops
+// it at its next change, and no surface serves it. Its versions stay until
+// Purge. It reports ENOTFOUND for a case that is not there or is withdrawn
+// already.
+func (s *Store) Withdraw(ctx context.Context, id, actor, reason string) error {
+	ctx, cancel := s.writeContext(ctx)
+	defer cancel()
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, writeLock); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE cases SET withdrawn_at = now(), withdrawn_by = $2, withdraw_reason = $3,
+			seq = nextval('change_seq'), updated_at = now() WHERE id = $1 AND withdrawn_at IS NULL`, id, actor, reason)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return &incidentlib.Error{Code: incidentlib.ENOTFOUND, Param: "id", Message: fmt.Sprintf("no published case %s (or it is withdrawn already)", id)}
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO audit_log (actor, action, object, detail) VALUES ($1, 'case.withdraw', $2, $3)`, actor, id, reason)
+		return err
+	})
+	return writeError(err)
+}
+
+// PurgeResult says what a purge removed.
+type PurgeResult struct {
+	Versions int  // old versions deleted
+	Drafts   int  // published drafts whose text was emptied
+	Case     bool // the withdrawn case's own text was emptied
+}
+
+// Purge deletes the old versions of a case, and the text of the drafts
+// that published them, keeping the version served; for a withdrawn case
+// it removes every version and empties the case itself, keeping only the
+// record that it was withdrawn. It is for text that must not be kept (a
+// redaction); the audit log says who purged what.
+func (s *Store) Purge(ctx context.Context, id, actor string) (PurgeResult, error) {
+	ctx, cancel := s.writeContext(ctx)
+	defer cancel()
+	var res PurgeResult
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		res = PurgeResult{}
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, writeLock); err != nil {
+			return err
+		}
+		var version int
+		var withdrawn bool
+		err := tx.QueryRow(ctx, `SELECT version, withdrawn_at IS NOT NULL FROM cases WHERE id = $1 FOR UPDATE`, id).Scan(&version, &withdrawn)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return &incidentlib.Error{Code: incidentlib.ENOTFOUND, Param: "id", Message: fmt.Sprintf("no case %s in the store", id)}
+		}
+		if err != nil {
+			return err
+		}
+		keep := version
+		if withdrawn {
+			keep = version + 1 // none
+			if _, err := tx.Exec(ctx, `UPDATE cases SET content = '', content_hash = '' WHERE id = $1`, id); err != nil {
+				return err
+			}
+			res.Case = true
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM case_versions WHERE case_id = $1 AND version < $2`, id, keep)
+		if err != nil {
+			return err
+		}
+		res.Versions = int(tag.RowsAffected())
+		// The drafts that published the purged versions hold their text
+		// too; the one that published the version kept may stay.
+		q := `UPDATE drafts SET content = '' WHERE case_id = $1 AND state = 'published' AND content <> ''`
+		if !withdrawn {
+			q += ` AND content <> (SELECT content FROM cases WHERE id = $1)`
+		}
+		tag, err = tx.Exec(ctx, q, id)
+		if err != nil {
+			return err
+		}
+		res.Drafts = int(tag.RowsAffected())
+		_, err = tx.Exec(ctx, `INSERT INTO audit_log (actor, action, object, detail) VALUES ($1, 'case.purge', $2, $3)`,
+			actor, id, fmt.Sprintf("%d old versions deleted, %d drafts emptied, case emptied: %t", res.Versions, res.Drafts, res.Case))
+		return err
+	})
+	if err != nil {
+		return PurgeResult{}, writeError(err)
+	}
+	return res, nil
 }

@@ -3,6 +3,7 @@ package replica
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -105,11 +106,29 @@ type countingLibrary struct {
 
 func (countingLibrary) Close() error { return nil }
 
-func build(_ context.Context, vocab []byte, cs []incidentlib.StoredCase) (Library, error) {
+// build leaves out a case whose ID starts with "bad" (as the real builder
+// leaves out a file it cannot serve), and fails as a whole on a case
+// "IL-boom" (as a library that cannot be built at all).
+func build(_ context.Context, vocab []byte, cs []incidentlib.StoredCase) (Library, []Skipped, error) {
 	if vocab == nil {
-		return nil, ErrNoLibrary
+		return nil, nil, ErrNoLibrary
 	}
-	return countingLibrary{cases: len(cs), vocab: string(vocab)}, nil
+	if string(vocab) == "broken" {
+		return nil, nil, errors.New("the vocabulary does not load")
+	}
+	n := 0
+	var skipped []Skipped
+	for _, c := range cs {
+		switch {
+		case c.ID == "IL-boom":
+			return nil, nil, errors.New("duplicate case ID IL-0000")
+		case strings.HasPrefix(c.ID, "bad"):
+			skipped = append(skipped, Skipped{ID: c.ID, Seq: c.Seq, Reason: "its file's id is IL-0000"})
+		default:
+			n++
+		}
+	}
+	return countingLibrary{cases: n, vocab: string(vocab)}, skipped, nil
 }
 
 func eventually(t *testing.T, what string, cond func() bool) {
@@ -133,7 +152,7 @@ func TestReplicaFollowsTheFeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	go r.Follow(ctx)
-	lib := func() countingLibrary { return r.libs.Load().public.(countingLibrary) }
+	lib := func() countingLibrary { return r.libs.Load().public.(*onceLibrary).Library.(countingLibrary) }
 	if lib().cases != 1 {
 		t.Fatalf("built from %d cases, want 1", lib().cases)
 	}
@@ -184,7 +203,7 @@ func TestPrivateCasesStayInTheirTeamsLibrary(t *testing.T) {
 	count := func(lib incidentlib.Library) int {
 		switch l := lib.(type) {
 		case teamView:
-			return l.lib().(countingLibrary).cases
+			return l.lib().(*onceLibrary).Library.(countingLibrary).cases
 		}
 		t.Fatalf("unexpected library %T", lib)
 		return 0
@@ -197,5 +216,158 @@ func TestPrivateCasesStayInTheirTeamsLibrary(t *testing.T) {
 	}
 	if n := count(r.ForTeam("other")); n != 1 {
 		t.Errorf("another team's library has %d cases, want the public one alone", n)
+	}
+}
+
+// Issue 21: a change no library could be built with stopped a replica
+// from applying any later change, and took /readyz with it.
+func TestABadChangeIsSkippedLoudlyAndLaterOnesApply(t *testing.T) {
+	feed := newFeed()
+	feed.put("IL-0001")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := Open(ctx, feed, build, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var statuses []*Status
+	var mu sync.Mutex
+	r.OnStatus(func(st *Status) { mu.Lock(); statuses = append(statuses, st); mu.Unlock() })
+	go r.Follow(ctx)
+	lib := func() countingLibrary { return r.libs.Load().public.(*onceLibrary).Library.(countingLibrary) }
+
+	feed.put("IL-boom")
+	eventually(t, "the bad change is skipped", func() bool { return r.Status().Rejected == 1 })
+	if lib().cases != 1 {
+		t.Errorf("after a bad change the replica serves %d cases, want the 1 it served before", lib().cases)
+	}
+	if w := r.Status().Warning(); !strings.Contains(w, "could not be applied and was skipped") || !strings.Contains(w, "duplicate case ID") {
+		t.Errorf("Warning() = %q, want it to say a change was skipped and why", w)
+	}
+	feed.put("IL-0002")
+	eventually(t, "a later change applies", func() bool { return lib().cases == 2 })
+	if st := r.Status(); st.Rejected != 1 || st.LastRejected != "" || st.Warning() != "" {
+		t.Errorf("after a good change: %+v, warning %q; want the count kept and the warning gone", st, st.Warning())
+	}
+
+	feed.put("bad-1")
+	eventually(t, "a case the builder leaves out is reported", func() bool { return len(r.Status().Skipped) == 1 })
+	if lib().cases != 2 || !strings.Contains(r.Status().Warning(), "1 case in the store is left out of the library: bad-1") {
+		t.Errorf("serving %d cases, warning %q", lib().cases, r.Status().Warning())
+	}
+	feed.setVocab("broken")
+	eventually(t, "a vocabulary that does not load is skipped", func() bool { return r.Status().Rejected == 2 })
+	if lib().vocab != "v1" || lib().cases != 2 {
+		t.Errorf("after a broken vocabulary: %+v, want the last good library", lib())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(statuses) < 4 {
+		t.Errorf("OnStatus saw %d statuses, want one per change", len(statuses))
+	}
+}
+
+// Issue 21: a replica restarted over a store holding a bad row exited,
+// so every pod would crash-loop at its next rollout.
+func TestOpenServesTheGoodCasesBesideABadOne(t *testing.T) {
+	feed := newFeed()
+	feed.put("IL-0001")
+	feed.put("bad-1")
+	feed.put("bad-2")
+	r, err := Open(context.Background(), feed, build, nil)
+	if err != nil {
+		t.Fatalf("Open with bad rows in the store: %v", err)
+	}
+	if n := r.libs.Load().public.(*onceLibrary).Library.(countingLibrary).cases; n != 1 {
+		t.Errorf("serving %d cases, want the good one", n)
+	}
+	if st := r.Status(); len(st.Skipped) != 2 || !strings.Contains(st.Warning(), "2 cases in the store are left out") {
+		t.Errorf("status %+v, warning %q", st, st.Warning())
+	}
+}
+
+// countingUpdater applies changes to a countingLibrary, counting calls;
+// a changed case "bad-…" is left out as the builder would.
+type countingUpdater struct {
+	mu    sync.Mutex
+	calls int
+}
+
+func (u *countingUpdater) update(_ context.Context, old Library, vocab []byte, changed []incidentlib.StoredCase, removed []string) (Library, []Skipped, error) {
+	u.mu.Lock()
+	u.calls++
+	u.mu.Unlock()
+	l := old.(countingLibrary)
+	var skipped []Skipped
+	for _, c := range changed {
+		if strings.HasPrefix(c.ID, "bad") {
+			skipped = append(skipped, Skipped{ID: c.ID, Seq: c.Seq, Reason: "bad"})
+			continue
+		}
+		l.cases++ // every change in these tests is a new case
+	}
+	l.cases -= len(removed)
+	return l, skipped, nil
+}
+
+func (u *countingUpdater) count() int { u.mu.Lock(); defer u.mu.Unlock(); return u.calls }
+
+// A change is applied in place when the updater can; what it cannot (a
+// team's first private case, a vocabulary) is rebuilt.
+func TestChangesAreAppliedInPlace(t *testing.T) {
+	feed := newFeed()
+	feed.put("IL-0001")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	builds := 0
+	var mu sync.Mutex
+	counted := func(ctx context.Context, v []byte, cs []incidentlib.StoredCase) (Library, []Skipped, error) {
+		mu.Lock()
+		builds++
+		mu.Unlock()
+		return build(ctx, v, cs)
+	}
+	r, err := Open(ctx, feed, counted, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &countingUpdater{}
+	r.SetUpdater(u.update)
+	go r.Follow(ctx)
+	lib := func() countingLibrary { return r.libs.Load().public.(*onceLibrary).Library.(countingLibrary) }
+	nbuilds := func() int { mu.Lock(); defer mu.Unlock(); return builds }
+
+	feed.put("IL-0002")
+	eventually(t, "the change is served", func() bool { return lib().cases == 2 })
+	if u.count() != 1 || nbuilds() != 1 {
+		t.Errorf("updater called %d times, builder %d; want the change applied in place", u.count(), nbuilds())
+	}
+	feed.put("bad-1")
+	eventually(t, "a bad change is left out", func() bool { return len(r.Status().Skipped) == 1 })
+	if lib().cases != 2 || nbuilds() != 1 {
+		t.Errorf("after a bad change: %d cases, %d builds", lib().cases, nbuilds())
+	}
+	// A team's first private case adds a library: rebuilt.
+	feed.mu.Lock()
+	feed.seq++
+	feed.cases = append(feed.cases, incidentlib.StoredCase{ID: "IL-9000", Team: "acme", Seq: feed.seq})
+	feed.mu.Unlock()
+	feed.notify()
+	eventually(t, "the team's library is built", func() bool { _, ok := r.libs.Load().teams["acme"]; return ok })
+	if nbuilds() != 2 {
+		t.Errorf("%d builds after a team's first private case, want 2 (the team's library built)", nbuilds())
+	}
+	// A public change then goes in place to the public and the team's library.
+	calls := u.count()
+	feed.put("IL-0003")
+	eventually(t, "the public change reaches the team", func() bool {
+		tl := r.libs.Load().teams["acme"]
+		return tl != nil && tl.(*onceLibrary).Library.(countingLibrary).cases == 4
+	})
+	if u.count() != calls+2 {
+		t.Errorf("updater called %d more times, want 2 (public and the team)", u.count()-calls)
+	}
+	if st := r.Status(); len(st.Skipped) != 1 || st.Skipped[0].ID != "bad-1" {
+		t.Errorf("skipped after later changes: %+v, want bad-1 kept", st.Skipped)
 	}
 }

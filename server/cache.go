@@ -15,6 +15,11 @@ import (
 // again, and SetReady clears the cache when it is, so entries never go
 // stale; the only bound needed is memory, kept by evicting the least
 // recently used entries.
+//
+// A response is stored only if its request missed the cache in the same
+// generation (since the last clear): a request that began on the library
+// before a change and finished after it is never stored, so a cleared
+// cache cannot be refilled with the old library's answers.
 type responseCache struct {
 	maxBytes, maxEntry int64
 
@@ -22,6 +27,9 @@ type responseCache struct {
 	bytes int64
 	items map[string]*list.Element // of *cachedResponse
 	lru   *list.List               // front: most recently used
+	// missed holds the keys that missed since the last clear, whose
+	// responses may be stored.
+	missed map[string]struct{}
 
 	hits, misses uint64
 }
@@ -55,6 +63,7 @@ func newResponseCache(maxBytes int64) *responseCache {
 		maxEntry: max(maxBytes/16, 1),
 		items:    map[string]*list.Element{},
 		lru:      list.New(),
+		missed:   map[string]struct{}{},
 	}
 }
 
@@ -67,6 +76,10 @@ func (c *responseCache) get(key string) *cachedResponse {
 	e, ok := c.items[key]
 	if !ok {
 		c.misses++
+		if len(c.missed) >= maxMissed {
+			c.missed = map[string]struct{}{} // requests that never stored
+		}
+		c.missed[key] = struct{}{}
 		return nil
 	}
 	c.hits++
@@ -84,6 +97,10 @@ func (c *responseCache) put(r *cachedResponse) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if _, ok := c.missed[r.key]; !ok {
+		return // its request began before the last clear
+	}
+	delete(c.missed, r.key)
 	if old, ok := c.items[r.key]; ok {
 		c.bytes -= old.Value.(*cachedResponse).size()
 		c.lru.Remove(old)
@@ -107,9 +124,13 @@ func (c *responseCache) clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.items = map[string]*list.Element{}
+	c.missed = map[string]struct{}{}
 	c.lru.Init()
 	c.bytes = 0
 }
+
+// maxMissed bounds the keys remembered as missed (each a few hundred bytes).
+const maxMissed = 1 << 16
 
 func (c *responseCache) stats() (entries int, bytes int64, hits, misses uint64) {
 	if c == nil {

@@ -181,6 +181,11 @@ func (s *Server) SetReady(h Handlers) {
 	s.ready.Store(&handler)
 }
 
+// LibraryChanged empties the response cache: the library behind the
+// handlers changed (a replica swapped in a new one). Responses of requests
+// that began before it are not stored.
+func (s *Server) LibraryChanged() { s.guard.cache.clear() }
+
 // Handler returns the server's root handler, for tests.
 func (s *Server) Handler() http.Handler { return s.http.Handler }
 

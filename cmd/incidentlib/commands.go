@@ -13,13 +13,16 @@ import (
 // building the server never fetches or compiles their SQL drivers.
 func (m *Main) moreCommands() map[string]func(context.Context, []string) int {
 	return map[string]func(context.Context, []string) int{
-		"serve":   m.runServe,
-		"mcp":     m.runMCP,
-		"stats":   m.runStats,
-		"migrate": m.runMigrate,
-		"import":  m.runImport,
-		"user":    m.runUser,
-		"token":   m.runToken,
+		"serve":     m.runServe,
+		"mcp":       m.runMCP,
+		"stats":     m.runStats,
+		"migrate":   m.runMigrate,
+		"import":    m.runImport,
+		"user":      m.runUser,
+		"token":     m.runToken,
+		"withdraw":  m.runWithdraw,
+		"unpublish": m.runWithdraw,
+		"purge":     m.runPurge,
 		"bench": func(ctx context.Context, args []string) int {
 			if len(args) > 0 && args[0] == "relevance" {
 				return relevance.Main(ctx, args[1:], m.Stdout, m.Stderr)

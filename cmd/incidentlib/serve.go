@@ -147,8 +147,19 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	}
 	defer closeLib()
 	if r, ok := eng.(*replica.Replica); ok {
-		f := func() string { return r.Status().Problem }
+		f := func() string { return r.Status().Warning() }
 		degraded.Store(&f)
+		var built atomic.Int64
+		r.OnStatus(func(st *replica.Status) {
+			// A new library: no cached answer of the old one may be served.
+			if b := st.Built.UnixNano(); built.Swap(b) != b {
+				srv.LibraryChanged()
+			}
+			srv.SetGauge("incidentlib_store_change", "The last change of the store this replica serves.", float64(st.Seq))
+			srv.SetGauge("incidentlib_store_cases_left_out", "Cases in the store this replica cannot serve (see /readyz and the log).", float64(len(st.Skipped)))
+			srv.SetGauge("incidentlib_store_changes_skipped", "Changes of the store this replica could not apply and skipped since it started.", float64(st.Rejected))
+			srv.SetGauge("incidentlib_store_degraded", "1 while the store does not answer and the replica serves its last library.", map[bool]float64{true: 1}[st.Degraded])
+		})
 	}
 	if h, ok := eng.(*healing.Library); ok {
 		unready.Store(&h)
@@ -163,7 +174,8 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		}
 		srv.SetGauge("incidentlib_index_in_memory", "1 when the search index could not be kept in the data directory (full or not writable) and was built in memory.", inMemory)
 	}
-	makeHandlers := func(lib incidentlib.Library) (server.Handlers, error) {
+	// private: the handlers serve a team's library (its private cases too).
+	makeHandlers := func(lib incidentlib.Library, private bool) (server.Handlers, error) {
 		checks, auditor := kubegapFor(lib, cfg.baseURL)
 		webHandler, err := web.New(lib, web.Config{BaseURL: cfg.baseURL, Logger: log, Checks: checks})
 		if err != nil {
@@ -180,10 +192,10 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 			// so the protocol handlers' own limiters stay off.
 			API: httpapi.New(lib, httpapi.Config{BaseURL: cfg.baseURL, Logger: log, Checks: checks}),
 			MCP: mcpserver.NewHTTPHandler(lib, mcpserver.Config{BaseURL: cfg.baseURL, AllowedHosts: cfg.allowedHosts, AllowedOrigins: cfg.allowedOrigins,
-				Version: version(), Logger: log, Auditor: auditor, Checks: checks}),
+				Version: version(), Logger: log, Auditor: auditor, Checks: checks, Private: private}),
 		}, nil
 	}
-	handlers, err := makeHandlers(eng)
+	handlers, err := makeHandlers(eng, false)
 	if err != nil {
 		log.Error("web pages", "err", err)
 		return exitProblems

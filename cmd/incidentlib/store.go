@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -176,83 +177,215 @@ func readCaseDirs(paths []string, noBuiltin bool) ([]corpus.Dir, map[string][]by
 }
 
 // buildFromStore makes an in-memory engine from the store's files. A file
-// that does not validate (the store should hold none) is logged and left
-// out rather than taking the replica down. Parsed cases are kept by
-// content hash between builds, so a change re-reads only the files it
-// touched (parsing is about 0.4 s of a 681-case rebuild).
-func buildFromStore(log *slog.Logger) replica.Builder {
-	var mu sync.Mutex
-	var vocabHash string
-	var v *incidentlib.Vocabulary
-	parsed := map[string]*incidentlib.Case{} // by content hash
-	return func(ctx context.Context, vocab []byte, files []incidentlib.StoredCase) (replica.Library, error) {
-		if vocab == nil {
-			return nil, replica.ErrNoLibrary
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if h := pgstore.Hash(vocab); h != vocabHash || v == nil {
-			nv, problems := corpus.LoadVocabulary("store:vocabulary.yaml", vocab)
-			if nv == nil {
-				return nil, fmt.Errorf("the store's vocabulary does not load: %v", problems)
-			}
-			// Search reads the terms' aliases and the synonyms shipped
-			// beside the vocabulary, so a replica answers as the files do.
-			if withAliases, ps := corpus.LoadAliases(vocabulary.AliasesFileName, vocabulary.AliasesYAML, nv); withAliases != nil && len(ps) == 0 {
-				if sets, sps := corpus.LoadSynonyms(vocabulary.SynonymsFileName, vocabulary.SynonymsYAML); len(sps) == 0 {
-					nv = withAliases.WithSynonyms(sets)
-				}
-			} else {
-				log.Warn("the shipped aliases do not fit the store's vocabulary; search runs without them", "problems", len(ps))
-			}
-			v, vocabHash, parsed = nv, h, map[string]*incidentlib.Case{} // cases read against the old vocabulary are stale
-		}
-		now := time.Now()
-		next := make(map[string]*incidentlib.Case, len(files))
-		loaded := make([]*incidentlib.Case, 0, len(files))
-		for _, f := range files {
-			key := f.Hash
-			if key == "" {
-				key = pgstore.Hash(f.Content)
-			}
-			c, ok := parsed[key]
-			if !ok {
-				var problems corpus.Problems
-				c, problems = corpus.ParseCase(v, "store/"+f.ID+".yaml", f.Content, now)
-				for _, p := range problems {
-					log.Warn("a case in the store has a problem", "problem", p.String())
-				}
-			}
-			next[key] = c
-			if c != nil {
-				loaded = append(loaded, c)
-			}
-		}
-		parsed = next
-		return engine.Open(ctx, v, loaded, engine.Options{})
+// that cannot be served — it does not parse, or its own id is not the ID
+// the store keeps it under (two such files would share an ID and no index
+// could hold both) — is left out and reported, never taking the good ones
+// down with it. Parsed cases are kept by content hash between builds, so a
+// change re-reads only the files it touched (parsing is about 0.4 s of a
+// 681-case rebuild).
+func buildFromStore(log *slog.Logger) replica.Builder { return newStoreLibraries(log).build }
+
+// storeLibraries makes the replica's libraries from the store's files:
+// build makes one from all of them, update applies a change to one in
+// place. They share the parsed cases and the vocabulary.
+type storeLibraries struct {
+	log       *slog.Logger
+	mu        sync.Mutex
+	vocabHash string
+	v         *incidentlib.Vocabulary
+	parsed    map[string]parsedCase // by stored ID and content hash
+}
+
+type parsedCase struct {
+	c      *incidentlib.Case
+	reason string // why it cannot be served; "" when it can
+}
+
+func newStoreLibraries(log *slog.Logger) *storeLibraries {
+	return &storeLibraries{log: log, parsed: map[string]parsedCase{}}
+}
+
+// vocabulary loads the store's vocabulary file when it changed. The
+// caller holds mu.
+func (b *storeLibraries) vocabulary(vocab []byte) error {
+	h := pgstore.Hash(vocab)
+	if h == b.vocabHash && b.v != nil {
+		return nil
 	}
+	nv, problems := corpus.LoadVocabulary("store:vocabulary.yaml", vocab)
+	if nv == nil {
+		return fmt.Errorf("the store's vocabulary does not load: %v", problems)
+	}
+	// Search reads the terms' aliases and the synonyms shipped beside the
+	// vocabulary, so a replica answers as the files do.
+	if withAliases, ps := corpus.LoadAliases(vocabulary.AliasesFileName, vocabulary.AliasesYAML, nv); withAliases != nil && len(ps) == 0 {
+		if sets, sps := corpus.LoadSynonyms(vocabulary.SynonymsFileName, vocabulary.SynonymsYAML); len(sps) == 0 {
+			nv = withAliases.WithSynonyms(sets)
+		}
+	} else {
+		b.log.Warn("the shipped aliases do not fit the store's vocabulary; search runs without them", "problems", len(ps))
+	}
+	b.v, b.vocabHash, b.parsed = nv, h, map[string]parsedCase{} // cases read against the old vocabulary are stale
+	return nil
+}
+
+// parse reads one stored file, or finds it read already. The caller holds
+// mu.
+func (b *storeLibraries) parse(f incidentlib.StoredCase, now time.Time) (string, parsedCase) {
+	key := f.Hash
+	if key == "" {
+		key = pgstore.Hash(f.Content)
+	}
+	// The key holds the stored ID too: the same bytes under another ID
+	// are another verdict.
+	key = f.ID + " " + key
+	if p, ok := b.parsed[key]; ok {
+		return key, p
+	}
+	c, problems := corpus.ParseCase(b.v, "store/"+f.ID+".yaml", f.Content, now)
+	for _, pr := range problems {
+		b.log.Warn("a case in the store has a problem", "case", f.ID, "problem", pr.String())
+	}
+	p := parsedCase{c: c}
+	switch {
+	case c == nil && len(problems) > 0:
+		p.reason = "it does not load: " + problems[0].Message
+	case c == nil:
+		p.reason = "it does not load"
+	case c.ID != f.ID:
+		p.c, p.reason = nil, fmt.Sprintf("its file's id is %q, not %s", c.ID, f.ID)
+	}
+	return key, p
+}
+
+func (b *storeLibraries) build(ctx context.Context, vocab []byte, files []incidentlib.StoredCase) (replica.Library, []replica.Skipped, error) {
+	if vocab == nil {
+		return nil, nil, replica.ErrNoLibrary
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.vocabulary(vocab); err != nil {
+		return nil, nil, err
+	}
+	now := time.Now()
+	next := make(map[string]parsedCase, len(files))
+	loaded := make([]*incidentlib.Case, 0, len(files))
+	var skipped []replica.Skipped
+	for _, f := range files {
+		key, p := b.parse(f, now)
+		next[key] = p
+		if p.c != nil {
+			loaded = append(loaded, p.c)
+		} else {
+			skipped = append(skipped, replica.Skipped{ID: f.ID, Seq: f.Seq, Reason: p.reason})
+		}
+	}
+	// Keep what other libraries (a team's) read too: they share the cache.
+	for k, p := range next {
+		b.parsed[k] = p
+	}
+	if len(b.parsed) > 4*len(files)+1000 {
+		b.parsed = next
+	}
+	lib, err := engine.Open(ctx, b.v, loaded, engine.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return lib, skipped, nil
+}
+
+// update applies a change to an engine in place (engine.Apply): only the
+// changed files are read and indexed. A changed file that cannot be
+// served is left out, and its earlier version taken out.
+func (b *storeLibraries) update(ctx context.Context, old replica.Library, vocab []byte, changed []incidentlib.StoredCase, removed []string) (replica.Library, []replica.Skipped, error) {
+	eng, ok := old.(*engine.Engine)
+	if !ok {
+		return nil, nil, fmt.Errorf("library %T cannot be changed in place", old)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if pgstore.Hash(vocab) != b.vocabHash {
+		return nil, nil, errors.New("the vocabulary changed: rebuild")
+	}
+	now := time.Now()
+	var good []*incidentlib.Case
+	var skipped []replica.Skipped
+	removed = append([]string{}, removed...)
+	for _, f := range changed {
+		key, p := b.parse(f, now)
+		b.parsed[key] = p
+		if p.c != nil {
+			good = append(good, p.c)
+		} else {
+			skipped = append(skipped, replica.Skipped{ID: f.ID, Seq: f.Seq, Reason: p.reason})
+			removed = append(removed, f.ID)
+		}
+	}
+	lib, err := eng.Apply(ctx, good, removed)
+	if err != nil {
+		return nil, nil, err
+	}
+	return lib, skipped, nil
 }
 
 // openReplica serves the library from the store: built from its snapshot,
 // then kept current by a goroutine that follows the change feed until ctx
 // ends.
 func (m *Main) openReplica(ctx context.Context, cmd, url string, log *slog.Logger) (*replica.Replica, func(), int) {
-	st, code := m.openStore(ctx, cmd, url, log)
-	if st == nil {
-		return nil, nil, code
-	}
-	start := time.Now()
-	r, err := replica.Open(ctx, st, buildFromStore(log), log)
-	if err != nil {
+	// serve waits for a database that does not answer at start (it
+	// listens meanwhile, and /readyz says it is starting), so a replica
+	// started during a database outage comes up when the database does
+	// instead of crash-looping; other commands fail at once.
+	wait := cmd == "serve"
+	var st *pgstore.Store
+	var r *replica.Replica
+	backoff := time.Second
+	for {
+		var err error
+		if st == nil {
+			st, err = pgstore.Open(ctx, url)
+			if err != nil {
+				fmt.Fprintf(m.Stderr, "incidentlib %s: --store: %v\n", cmd, err)
+				return nil, nil, exitUsage
+			}
+		}
+		start := time.Now()
+		var applied []int
+		applied, err = st.Migrate(ctx)
+		if err == nil {
+			if len(applied) > 0 {
+				log.Info("store migrated", "versions", applied)
+			}
+			libs := newStoreLibraries(log)
+			r, err = replica.Open(ctx, st, libs.build, log)
+			if err == nil {
+				r.SetUpdater(libs.update)
+			}
+		}
+		if err == nil {
+			log.Info("library loaded from the store", "cases", r.Status().Cases, "seq", r.Status().Seq, "took", time.Since(start).Round(time.Millisecond))
+			break
+		}
+		if wait && errors.Is(err, pgstore.ErrUnavailable) && ctx.Err() == nil {
+			log.Warn("the store does not answer; the library loads when it does", "retry_in", backoff, "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 15*time.Second)
+			continue
+		}
 		st.Close()
-		if errors.Is(err, replica.ErrNoLibrary) {
+		switch {
+		case errors.Is(err, replica.ErrNoLibrary):
 			fmt.Fprintf(m.Stderr, "incidentlib %s: %v\n", cmd, err)
 			return nil, nil, exitUsage
+		case ctx.Err() != nil:
+			return nil, nil, exitOK
 		}
 		fmt.Fprintf(m.Stderr, "incidentlib %s: loading the library from the store: %v\n", cmd, err)
 		return nil, nil, exitProblems
 	}
-	log.Info("library loaded from the store", "cases", r.Status().Cases, "seq", r.Status().Seq, "took", time.Since(start).Round(time.Millisecond))
 	fctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { r.Follow(fctx); close(done) }()
@@ -263,13 +396,14 @@ func (m *Main) openReplica(ctx context.Context, cmd, url string, log *slog.Logge
 // and routes each signed-in team to handlers over its own library (the
 // public cases and its private ones), made on first use.
 func (m *Main) withWritePath(public server.Handlers, r *replica.Replica, cfg serveConfig, log *slog.Logger,
-	makeHandlers func(incidentlib.Library) (server.Handlers, error)) server.Handlers {
+	makeHandlers func(incidentlib.Library, bool) (server.Handlers, error)) server.Handlers {
 	wf, ok := r.Feed().(incidentlib.Workflow)
 	if !ok {
 		return public
 	}
 	if st, ok := r.Feed().(*pgstore.Store); ok {
 		st.SetIDRanges(cfg.idRanges.public, cfg.idRanges.teams)
+		st.SetPublishCheck(publishCheck(r.Vocabulary))
 	}
 	write := contribute.New(contribute.Config{
 		Workflow: wf,
@@ -289,7 +423,7 @@ func (m *Main) withWritePath(public server.Handlers, r *replica.Replica, cfg ser
 		if h, ok := teams[team]; ok {
 			return h
 		}
-		h, err := makeHandlers(r.ForTeam(team))
+		h, err := makeHandlers(r.ForTeam(team), true)
 		if err != nil {
 			log.Error("handlers for a team", "team", team, "err", err)
 			return public
@@ -310,14 +444,58 @@ func (m *Main) withWritePath(public server.Handlers, r *replica.Replica, cfg ser
 	return out
 }
 
-// validateDraft checks a draft's case file as incidentlib validate does.
+// validateDraft checks a draft's case file as incidentlib validate does,
+// as it will be published: with id given on its parsed document (never on
+// a line that merely starts with "id:"). Problems are reported at the
+// lines the author wrote.
 func validateDraft(v *incidentlib.Vocabulary, content []byte, id string) []incidentlib.Problem {
-	_, ps := corpus.ParseCase(v, id+".yaml", content, time.Now())
+	withID, idLine, err := corpus.SetCaseID(content, id)
+	if err != nil {
+		return []incidentlib.Problem{idProblem(err)}
+	}
+	// An id line the check had to add moves the lines after it down by one.
+	shift := bytes.Count(withID, []byte("\n")) - bytes.Count(content, []byte("\n"))
+	_, ps := corpus.ParseCase(v, id+".yaml", withID, time.Now())
 	out := make([]incidentlib.Problem, len(ps))
 	for i, p := range ps {
-		out[i] = incidentlib.Problem{Line: p.Line, Message: p.Message}
+		line := p.Line
+		if shift == 1 && line > idLine {
+			line--
+		}
+		out[i] = incidentlib.Problem{Line: line, Message: p.Message}
 	}
 	return out
+}
+
+// publishCheck is what the store runs on a draft as it publishes it, in
+// the transaction that writes it: the ID given on the parsed document, and
+// the file that results validated under that ID, so no draft can publish a
+// case that loads under another ID than the one it got.
+func publishCheck(v func() *incidentlib.Vocabulary) func(content []byte, id string) ([]byte, []incidentlib.Problem) {
+	return func(content []byte, id string) ([]byte, []incidentlib.Problem) {
+		withID, _, err := corpus.SetCaseID(content, id)
+		if err != nil {
+			return nil, []incidentlib.Problem{idProblem(err)}
+		}
+		_, ps := corpus.ParseCase(v(), id+".yaml", withID, time.Now())
+		if len(ps) > 0 {
+			out := make([]incidentlib.Problem, len(ps))
+			for i, p := range ps {
+				out[i] = incidentlib.Problem{Line: p.Line, Message: p.Message}
+			}
+			return nil, out
+		}
+		return withID, nil
+	}
+}
+
+// idProblem is a case file that cannot take an ID, as a problem.
+func idProblem(err error) incidentlib.Problem {
+	var e *corpus.IDError
+	if errors.As(err, &e) {
+		return incidentlib.Problem{Line: e.Line, Message: e.Message}
+	}
+	return incidentlib.Problem{Message: err.Error()}
 }
 
 // idRanges are the case numbers publication draws from.

@@ -10,7 +10,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -73,9 +72,10 @@ type Proxy struct {
 	target func() (net.Conn, error)
 	addr   string
 
-	mu    sync.Mutex
-	ln    net.Listener
-	conns map[net.Conn]bool
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  map[net.Conn]bool
+	frozen chan struct{} // closed when thawed; nil while not frozen
 }
 
 // NewProxy starts a proxy to the database of conn (a key=value string with
@@ -101,7 +101,7 @@ func NewProxy(t testing.TB, conn string) (*Proxy, string) {
 	}
 	p.addr = ln.Addr().String()
 	p.serve(ln)
-	t.Cleanup(p.Cut)
+	t.Cleanup(func() { p.Thaw(); p.Cut() })
 	_, pport, _ := net.SplitHostPort(p.addr)
 	via := fmt.Sprintf("host=127.0.0.1 port=%s user=%s dbname=%s sslmode=disable connect_timeout=2", pport, cfg.User, cfg.Database)
 	return p, via
@@ -125,10 +125,53 @@ func (p *Proxy) serve(ln net.Listener) {
 			p.mu.Lock()
 			p.conns[c], p.conns[up] = true, true
 			p.mu.Unlock()
-			go func() { io.Copy(up, c); up.Close(); c.Close() }()
-			go func() { io.Copy(c, up); up.Close(); c.Close() }()
+			go func() { p.copy(up, c); up.Close(); c.Close() }()
+			go func() { p.copy(c, up); up.Close(); c.Close() }()
 		}
 	}()
+}
+
+// copy forwards bytes, holding them while the proxy is frozen.
+func (p *Proxy) copy(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			gate := p.frozen
+			p.mu.Unlock()
+			if gate != nil {
+				<-gate
+			}
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Freeze makes the database silent: connections stay open and new ones
+// are accepted, but nothing they send is answered until Thaw, as when a
+// database host hangs or a network path drops packets.
+func (p *Proxy) Freeze() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.frozen == nil {
+		p.frozen = make(chan struct{})
+	}
+}
+
+// Thaw lets the held bytes through.
+func (p *Proxy) Thaw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.frozen != nil {
+		close(p.frozen)
+		p.frozen = nil
+	}
 }
 
 // Cut drops every connection and stops accepting new ones.

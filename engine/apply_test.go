@@ -1,0 +1,163 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/engine"
+)
+
+// answers asks an engine what the conformance suite asks a library, in a
+// form two engines can be compared by: which cases each search finds (all
+// pages), totals, facet counts, similar cases and stats; with ranked, also
+// the first page in order with its scores.
+func answers(t *testing.T, e *engine.Engine, ranked bool) map[string]any {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string]any{}
+	for _, q := range []incidentlib.Query{
+		{Text: "database"}, {Text: "retry storm"}, {Text: "certificate expired"}, {Text: "wombatapply"},
+		{Filters: incidentlib.Filters{RootCauses: []string{"config-change"}}, Sort: incidentlib.SortNewest},
+		{Text: "dns"},
+	} {
+		name := q.Text + fmt.Sprint(q.Filters.RootCauses)
+		found := map[string]bool{}
+		for page := 1; ; page++ {
+			q.Page, q.PerPage = page, incidentlib.MaxPerPage
+			res, err := e.SearchCases(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if page == 1 {
+				out["total "+name] = res.Total
+				out["facets "+name] = res.Facets
+				if ranked {
+					var ids []string
+					for _, h := range res.Hits {
+						ids = append(ids, fmt.Sprintf("%s %.6f", h.Case.ID, h.Score))
+					}
+					out["ranked "+name] = ids
+				}
+			}
+			for _, h := range res.Hits {
+				found[h.Case.ID] = true
+			}
+			if len(res.Hits) == 0 || len(found) >= res.Total {
+				break
+			}
+		}
+		out["found "+name] = found
+	}
+	sim, err := e.SimilarCases(ctx, "IL-0561", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range sim {
+		ids = append(ids, r.Case.ID)
+	}
+	out["similar"] = ids
+	st, err := e.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["stats"] = st
+	return out
+}
+
+// Apply answers as an engine opened on the same cases does, and the
+// engine it was applied to answers as before.
+func TestApplyAnswersAsAFreshEngine(t *testing.T) {
+	c, problems, err := corpus.Load(corpus.Options{})
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("corpus: %v %v", err, problems)
+	}
+	ctx := context.Background()
+	base := c.Cases[:len(c.Cases)-5]
+	before, err := engine.Open(ctx, c.Vocabulary, base, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := answers(t, before, true)
+
+	added := *c.Cases[len(c.Cases)-1]
+	edited := *base[10]
+	edited.Summary += " The wombatapply scheduler was involved."
+	removed := base[20].ID
+	after, err := before.Apply(ctx, []*incidentlib.Case{&added, &edited}, []string{removed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var final []*incidentlib.Case
+	for _, x := range base {
+		switch x.ID {
+		case removed:
+		case edited.ID:
+			final = append(final, &edited)
+		default:
+			final = append(final, x)
+		}
+	}
+	final = append(final, &added)
+	fresh, err := engine.Open(ctx, c.Vocabulary, final, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if diff := cmp.Diff(answers(t, fresh, true), answers(t, after, true)); diff != "" {
+		t.Errorf("the applied engine answers otherwise than a fresh one (-fresh +applied):\n%s", diff)
+	}
+	if _, err := after.FindCaseByID(ctx, removed); incidentlib.ErrorCode(err) != incidentlib.ENOTFOUND {
+		t.Errorf("the removed case is still found: %v", err)
+	}
+	if diff := cmp.Diff(want, answers(t, before, true)); diff != "" {
+		t.Errorf("the engine Apply was called on changed its answers (-before +now):\n%s", diff)
+	}
+	if _, err := before.Apply(ctx, nil, nil); err == nil {
+		t.Error("Apply on an engine that is no longer the newest succeeded")
+	}
+	// Closing the older engine leaves the newer one working.
+	before.Close()
+	if res, err := after.SearchCases(ctx, incidentlib.Query{Text: "wombatapply"}); err != nil || res.Total != 1 || res.Hits[0].Case.ID != edited.ID {
+		t.Errorf("after closing the old engine: %+v, %v", res, err)
+	}
+	// A second change (which reuses what the first worked out for the
+	// cases it did not touch) finds what a fresh engine finds. Its BM25
+	// scores may differ a little: the index library still counts the
+	// documents replaced in its statistics (replicas rebuild after a
+	// number of changes in place, see replica.MaxInPlace).
+	retitled := *final[30]
+	retitled.Title = "Quokkaapply scheduler " + retitled.Title
+	again, err := after.Apply(ctx, []*incidentlib.Case{&retitled}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after.Close()
+	defer again.Close()
+	final[30] = &retitled
+	fresh2, err := engine.Open(ctx, c.Vocabulary, final, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh2.Close()
+	if diff := cmp.Diff(answers(t, fresh2, false), answers(t, again, false)); diff != "" {
+		t.Errorf("after a second change (-fresh +applied):\n%s", diff)
+	}
+	for _, id := range []string{retitled.ID, "IL-0561", edited.ID} {
+		a, _ := again.SimilarCases(ctx, id, 10)
+		f, _ := fresh2.SimilarCases(ctx, id, 10)
+		if len(a) != len(f) {
+			t.Fatalf("similar to %s: %d cases, fresh %d", id, len(a), len(f))
+		}
+		for i := range a {
+			if a[i].Case.ID != f[i].Case.ID {
+				t.Errorf("similar to %s, #%d: %s, fresh %s", id, i+1, a[i].Case.ID, f[i].Case.ID)
+			}
+		}
+	}
+}
