@@ -84,8 +84,11 @@ commands:
   stats     count cases per term and show which fields are known
   migrate   create or update the schema of a shared library on PostgreSQL (--store URL)
   import    load case files into a shared library (--store URL)
-  user      add an account to a shared library: user add (--store URL)
+  user      add or disable an account of a shared library: user add|disable (--store URL)
   token     create or revoke an account's API token: token create|revoke (--store URL)
+  withdraw  take a published case out of a shared library, for maintainers (--store URL)
+  unpublish the same as withdraw
+  purge     delete a case's old versions, or every text of a withdrawn case (--store URL)
   bench     score search on the judged relevance set: bench relevance [-v]
 
 Run 'incidentlib <command> -h' for a command's flags.
