@@ -6,6 +6,7 @@
 //	incidentlib overlap  CASE.yaml SOURCE...
 //	incidentlib stats    [--cases DIR]...
 //	incidentlib mcp      [--cases DIR]...
+//	incidentlib version
 package main
 
 import (
@@ -16,6 +17,9 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/incidentlib/incidentlib/buildinfo"
+	"github.com/incidentlib/incidentlib/corpus"
 )
 
 func main() {
@@ -56,6 +60,8 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		return m.runList(args[1:])
 	case "overlap":
 		return m.runOverlap(args[1:])
+	case "version":
+		return m.runVersion(args[1:])
 	case "-h", "--help", "help":
 		m.usage()
 		return exitOK
@@ -78,7 +84,26 @@ commands:
   list      print one line per case
   overlap   list the runs of six or more words a case shares with its sources
   stats     count cases per term and show which fields are known
+  version   print the module version, the commit and the corpus compiled in
 
 Run 'incidentlib <command> -h' for a command's flags.
 `)
+}
+
+// runVersion prints what the binary was built from and the corpus it ships.
+func (m *Main) runVersion(args []string) int {
+	if len(args) > 0 {
+		fmt.Fprintf(m.Stderr, "usage: incidentlib version\n\nPrints the module version (\"(devel)\" when built in a checkout), the commit\nwhen it is known, and the shipped corpus's case count and newest case.\n")
+		if args[0] == "-h" || args[0] == "--help" {
+			return exitOK
+		}
+		return exitUsage
+	}
+	c, _, err := corpus.Load(corpus.Options{Now: m.Now()})
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "incidentlib version: %v\n", err)
+		return exitProblems
+	}
+	fmt.Fprint(m.Stdout, buildinfo.Read("incidentlib", c.Cases))
+	return exitOK
 }
