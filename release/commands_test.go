@@ -275,6 +275,14 @@ func checkGo(root, bin string, w []string) string {
 	if len(args) == 0 {
 		return "names no package"
 	}
+	if verb == "install" && len(args) > 1 {
+		// go install a@v b@v: every argument is a package.
+		for _, a := range args[1:] {
+			if msg := checkGo(root, bin, []string{"go", "install", a}); msg != "" {
+				return msg
+			}
+		}
+	}
 	pkg, rest := args[0], args[1:]
 	var rel string
 	switch {
