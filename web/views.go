@@ -220,12 +220,13 @@ func (s *server) hits(hs []incidentlib.Hit) []hitView {
 	return out
 }
 
-// kubegapCommand is how a reader runs kubegap from a checkout of this
-// module (its path is "github.com/incidentlib/incidentlib" in go.mod).
-const kubegapCommand = "go run incidentlib/cmd/kubegap audit ./manifests"
+// kubegapCommand is how a reader with Go runs kubegap without a checkout or
+// an install: go run fetches the published module at its latest version.
+// The test of printed commands (cmd/kubegap) runs it from the golden pages.
+const kubegapCommand = "go run github.com/incidentlib/incidentlib/cmd/kubegap@latest audit ./manifests"
 
-// kubegapAgentCommand adds kubegap's MCP server to Claude Code.
-const kubegapAgentCommand = "claude mcp add kubegap -- go run incidentlib/cmd/kubegap mcp"
+// kubegapAgentCommand adds kubegap's MCP server to Claude Code the same way.
+const kubegapAgentCommand = "claude mcp add kubegap -- go run github.com/incidentlib/incidentlib/cmd/kubegap@latest mcp"
 
 // checkIndexURL is the page listing every kubegap check.
 const checkIndexURL = "/checks"

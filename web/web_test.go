@@ -321,7 +321,7 @@ func TestKubegapPanel(t *testing.T) {
 			`<a href="https://kubegap.example/">kubegap</a>`,
 			`<a href="/checks/KG001">Retries without a brake</a> <code>KG001</code>`,
 			`This case involves <a href="/components/application-database">Application database</a> and <a href="/components/in-memory-cache">In-memory cache</a>.`,
-			"<code>go run incidentlib/cmd/kubegap audit ./manifests</code>",
+			"<code>go run github.com/incidentlib/incidentlib/cmd/kubegap@latest audit ./manifests</code>",
 			`<a href="/checks">every check</a>`,
 		}, []string{"/checks/KG002", "/checks/KG003"}},
 		// A case lists the checks that chose it.

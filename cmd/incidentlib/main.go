@@ -6,6 +6,7 @@
 //	incidentlib overlap  CASE.yaml SOURCE...
 //	incidentlib stats    [--cases DIR]...
 //	incidentlib mcp      [--cases DIR]...
+//	incidentlib version
 package main
 
 import (
@@ -16,6 +17,9 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/incidentlib/incidentlib/buildinfo"
+	"github.com/incidentlib/incidentlib/corpus"
 )
 
 func main() {
@@ -60,6 +64,8 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		return m.runList(args[1:])
 	case "overlap":
 		return m.runOverlap(args[1:])
+	case "version":
+		return m.runVersion(args[1:])
 	case "-h", "--help", "help":
 		m.usage()
 		return exitOK
@@ -90,7 +96,26 @@ commands:
   unpublish the same as withdraw
   purge     delete a case's old versions, or every text of a withdrawn case (--store URL)
   bench     score search on the judged relevance set: bench relevance [-v]
+  version   print the module version, the commit and the corpus compiled in
 
 Run 'incidentlib <command> -h' for a command's flags.
 `)
+}
+
+// runVersion prints what the binary was built from and the corpus it ships.
+func (m *Main) runVersion(args []string) int {
+	if len(args) > 0 {
+		fmt.Fprintf(m.Stderr, "usage: incidentlib version\n\nPrints the module version (\"(devel)\" when built in a checkout), the commit\nwhen it is known, and the shipped corpus's case count and newest case.\n")
+		if args[0] == "-h" || args[0] == "--help" {
+			return exitOK
+		}
+		return exitUsage
+	}
+	c, _, err := corpus.Load(corpus.Options{Now: m.Now()})
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "incidentlib version: %v\n", err)
+		return exitProblems
+	}
+	fmt.Fprint(m.Stdout, buildinfo.Read("incidentlib", c.Cases))
+	return exitOK
 }

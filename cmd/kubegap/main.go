@@ -5,6 +5,7 @@
 //	               [--min-severity S] [--cases DIR]... [--no-builtin] [--base-url URL]
 //	kubegap checks [--format text|json]
 //	kubegap mcp    [--cases DIR]... [--base-url URL] [--config FILE] [--kubeconfig FILE]
+//	kubegap version
 package main
 
 import (
@@ -16,6 +17,9 @@ import (
 	"runtime/debug"
 	"syscall"
 	"time"
+
+	"github.com/incidentlib/incidentlib/buildinfo"
+	"github.com/incidentlib/incidentlib/corpus"
 )
 
 func main() {
@@ -58,8 +62,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	case "mcp":
 		return m.runMCP(ctx, args[1:])
 	case "version":
-		fmt.Fprintln(m.Stdout, version())
-		return exitOK
+		return m.runVersion(args[1:])
 	case "-h", "--help", "help":
 		m.usage()
 		return exitOK
@@ -76,7 +79,7 @@ commands:
   audit    audit manifests (files, directories, - for standard input)
   checks   list the checks
   mcp      serve the audits to AI agents over MCP on standard input and output
-  version  print the version
+  version  print the module version, the commit and the corpus compiled in
 
 Exit codes: 0 nothing at or above --min-severity, 1 findings, 2 usage or input error.
 Run 'kubegap <command> -h' for a command's flags.
@@ -98,4 +101,22 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// runVersion prints what the binary was built from and the corpus it cites.
+func (m *Main) runVersion(args []string) int {
+	if len(args) > 0 {
+		fmt.Fprintf(m.Stderr, "usage: kubegap version\n\nPrints the module version (\"(devel)\" when built in a checkout), the commit\nwhen it is known, and the shipped corpus's case count and newest case.\n")
+		if args[0] == "-h" || args[0] == "--help" {
+			return exitOK
+		}
+		return exitUsage
+	}
+	c, _, err := corpus.Load(corpus.Options{Now: m.Now()})
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "kubegap version: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprint(m.Stdout, buildinfo.Read("kubegap", c.Cases))
+	return exitOK
 }
