@@ -201,6 +201,9 @@ func buildFromStore(log *slog.Logger) replica.Builder {
 			if withAliases, ps := corpus.LoadAliases(vocabulary.AliasesFileName, vocabulary.AliasesYAML, nv); withAliases != nil && len(ps) == 0 {
 				if sets, sps := corpus.LoadSynonyms(vocabulary.SynonymsFileName, vocabulary.SynonymsYAML); len(sps) == 0 {
 					nv = withAliases.WithSynonyms(sets)
+					if sigs, gps := corpus.LoadSignatures(vocabulary.SignaturesFileName, vocabulary.SignaturesYAML, nv); len(gps) == 0 {
+						nv = nv.WithSignatures(sigs)
+					}
 				}
 			} else {
 				log.Warn("the shipped aliases do not fit the store's vocabulary; search runs without them", "problems", len(ps))
