@@ -41,6 +41,7 @@ type Engine struct {
 	facets     *facetIndex
 	similarity *similarityIndex
 	lex        *lexicon
+	signatures *recognizer
 	reused     bool
 	where      string
 
@@ -88,6 +89,7 @@ func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.C
 	e.facets = newFacetIndex(v, sorted)
 	e.similarity = newSimilarityIndex(v, sorted, e.facets)
 	e.lex = newLexicon(e.analyzer(), v)
+	e.signatures = newRecognizer(v.Signatures())
 	log.Debug("engine ready", "cases", len(sorted), "index_reused", reused, "took", time.Since(start).Round(time.Millisecond))
 	return e, nil
 }

@@ -45,6 +45,7 @@ const (
 	matchFuzzy
 	matchTerm
 	matchYear
+	matchSignature // a recognised error signature: any of its search words
 )
 
 // matcher is one posting-list walk of a plan: a clause's own words, or an
@@ -65,7 +66,8 @@ type planClause struct {
 	display string
 	word    string // the single word, for typo fallback and suggestions; "" for phrases and ORs
 	seqs    [][]string
-	covered int // cases in the result pool covering it, after the walk
+	covered int                    // cases in the result pool covering it, after the walk
+	sig     *incidentlib.Signature // set for a recognised error signature
 }
 
 // plan is how a query's text is run.
@@ -120,6 +122,49 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 	pl := &plan{fuzzy: map[int][]string{}}
 	var stream []streamToken
 	seen := map[string]bool{}
+	termSpan := map[string]int{} // facet/slug → matcher index
+	addTerm := func(t *incidentlib.Term, span uint32) bool {
+		key := string(t.Facet) + "/" + t.Slug
+		if i, ok := termSpan[key]; ok {
+			pl.matchers[i].span |= span
+			return true
+		}
+		if len(pl.terms) == maxTermMatchers {
+			return false
+		}
+		termSpan[key] = len(pl.matchers)
+		pl.terms = append(pl.terms, *t)
+		pl.matchers = append(pl.matchers, matcher{kind: matchTerm, span: span, term: t, via: t.Name, weight: termWeight})
+		return true
+	}
+	// A recognised error signature is one clause: any of the words the
+	// cases write for its symptom will do; its terms stand in for it too.
+	for i := range p.signatures {
+		sig := &p.signatures[i]
+		var alts []item
+		var seqs [][]string
+		for _, w := range sig.Search {
+			ts := analyzedTerms(a, w)
+			if len(ts) == 0 {
+				continue
+			}
+			alts = append(alts, item{text: w, phrase: len(strings.Fields(w)) > 1 || strings.Contains(w, "-")})
+			seqs = append(seqs, ts)
+		}
+		if len(alts) == 0 || len(pl.clauses) == maxClauses {
+			continue
+		}
+		ci := len(pl.clauses)
+		pl.clauses = append(pl.clauses, planClause{display: sig.Name, seqs: seqs, sig: sig})
+		qs := make([]query.Query, len(alts))
+		for k, it := range alts {
+			qs[k] = itemQuery(it)
+		}
+		pl.matchers = append(pl.matchers, matcher{kind: matchSignature, span: 1 << uint(ci), q: query.NewDisjunctionQuery(qs), seqs: seqs, via: sig.Means, weight: 1})
+		for k := range sig.Terms {
+			addTerm(&sig.Terms[k], 1<<uint(ci))
+		}
+	}
 	for _, c := range p.clauses {
 		var alts []item
 		var seqs [][]string
@@ -184,22 +229,11 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 	covered := uint32(0)
 	nSyn := 0
 	synSeen := map[string]bool{}
-	termSpan := map[string]int{} // facet/slug → matcher index
 	for _, f := range e.lex.find(stream) {
 		if f.expr.term != nil {
-			key := string(f.expr.term.Facet) + "/" + f.expr.term.Slug
-			if i, ok := termSpan[key]; ok {
-				pl.matchers[i].span |= f.span
+			if addTerm(f.expr.term, f.span) {
 				covered |= f.span
-				continue
 			}
-			if len(pl.terms) == maxTermMatchers {
-				continue
-			}
-			termSpan[key] = len(pl.matchers)
-			pl.terms = append(pl.terms, *f.expr.term)
-			pl.matchers = append(pl.matchers, matcher{kind: matchTerm, span: f.span, term: f.expr.term, via: f.expr.term.Name, weight: termWeight})
-			covered |= f.span
 			continue
 		}
 		for _, other := range e.lex.sets[f.expr.synonyms] {
@@ -382,18 +416,34 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		e.releaseMatches(buf)
 	}
 	maxTyped := make([]float64, len(pl.clauses))
+	// shows holds the cases whose text shows a recognised signature's
+	// symptom: they rank first.
+	var shows bitset
+	var sigClauses uint32
+	for ci, pc := range pl.clauses {
+		if pc.sig != nil {
+			sigClauses |= 1 << uint(ci)
+		}
+	}
+	if sigClauses != 0 {
+		shows = newBitset(len(e.cases))
+	}
 	for mi := range pl.matchers {
 		m := &pl.matchers[mi]
 		if m.kind == matchTerm || m.kind == matchYear {
 			continue
 		}
 		ci := -1
-		if m.kind == matchTyped {
+		if m.kind == matchTyped || m.kind == matchSignature {
 			ci = bits.TrailingZeros32(m.span)
 		}
+		sig := m.kind == matchSignature
 		err := e.walk(ctx, r, m.q, allowed, func(c int, s float64) {
 			if mask[c] == 0 {
 				set = append(set, c)
+			}
+			if sig {
+				shows.set(c)
 			}
 			mask[c] |= m.span
 			score[c] += m.weight * s
@@ -479,6 +529,22 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 			total += idf[ci]
 		}
 	}
+	if sigClauses&req != 0 {
+		// A recognised signature weighs as much as the rest of the query
+		// together: pasted text around it is mostly words no case writes.
+		others := 0.0
+		for ci := range pl.clauses {
+			if req&(1<<uint(ci)) != 0 && sigClauses&(1<<uint(ci)) == 0 {
+				others += idf[ci]
+			}
+		}
+		for ci := range pl.clauses {
+			if req&sigClauses&(1<<uint(ci)) != 0 && idf[ci] < others {
+				total += others - idf[ci]
+				idf[ci] = others
+			}
+		}
+	}
 	all := 0
 	for _, c := range set {
 		if mask[c]&req == req {
@@ -493,7 +559,7 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 	best := 0.0
 	for _, c := range set {
 		got := mask[c] & req
-		if bits.OnesCount32(got) < need {
+		if bits.OnesCount32(got) < need && (shows == nil || !shows.has(c)) {
 			score[c], mask[c] = 0, 0
 			continue
 		}
@@ -515,6 +581,19 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		for _, c := range set {
 			if mask[c]&req == req {
 				score[c] += best
+			}
+		}
+	}
+	if shows != nil {
+		// The cases whose text shows a recognised symptom rank above
+		// those that match only the rest of the query or a term.
+		top := 0.0
+		for _, c := range set {
+			top = max(top, score[c])
+		}
+		for _, c := range set {
+			if shows.has(c) {
+				score[c] += top
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -49,7 +50,7 @@ func (e *Engine) SearchCases(ctx context.Context, q incidentlib.Query) (*inciden
 
 // search runs q, keeping only cases in within when it is not nil.
 func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset) (*incidentlib.SearchResult, error) {
-	text, err := parseText(q.Text)
+	text, err := e.parseQuery(q.Text)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 	var score []float64 // by case number; nil without text
 	var pl *plan
 	var mask []uint32 // by case number, the clauses it matched
-	if len(text.clauses) == 0 && len(text.exclude) == 0 {
+	if text.empty() {
 		set = e.allIn(allowed)
 	} else {
 		r, err := e.reader()
@@ -147,6 +148,18 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 		}
 	}
 	return res, nil
+}
+
+// parseQuery recognises the error signatures and drops the noise of a
+// pasted text, then parses what is left by the query syntax.
+func (e *Engine) parseQuery(s string) (parsedText, error) {
+	if len(s) > incidentlib.MaxQueryLength || !utf8.ValidString(s) {
+		return parseText(s) // refused, with the reason
+	}
+	clean, sigs := e.signatures.recognize(s)
+	p, err := parseText(clean)
+	p.signatures = sigs
+	return p, err
 }
 
 func (e *Engine) analyzer() analysis.Analyzer {

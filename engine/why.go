@@ -82,6 +82,8 @@ func (e *Engine) why(c *incidentlib.Case, pl *plan, analyzed []analyzedField) ([
 		}
 		mt := incidentlib.Match{Word: pl.spanDisplay(m.span), Fields: in}
 		switch m.kind {
+		case matchSignature:
+			mt.Via, mt.Signature = m.via, true
 		case matchSynonym:
 			mt.Via = m.via
 		case matchFuzzy:
