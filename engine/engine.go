@@ -42,6 +42,9 @@ type Engine struct {
 	similarity *similarityIndex
 	lex        *lexicon
 	signatures *recognizer
+	// quoteShows lists, by signature name, the cases whose quoted error
+	// messages and alerts show it.
+	quoteShows map[string][]int
 	reused     bool
 	where      string
 
@@ -90,6 +93,7 @@ func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.C
 	e.similarity = newSimilarityIndex(v, sorted, e.facets)
 	e.lex = newLexicon(e.analyzer(), v)
 	e.signatures = newRecognizer(v.Signatures())
+	e.quoteShows = e.signatures.inQuotes(sorted)
 	log.Debug("engine ready", "cases", len(sorted), "index_reused", reused, "took", time.Since(start).Round(time.Millisecond))
 	return e, nil
 }

@@ -46,6 +46,7 @@ const (
 	matchTerm
 	matchYear
 	matchSignature // a recognised error signature: any of its search words
+	matchQuoted    // a recognised error signature in the cases' quotes
 )
 
 // matcher is one posting-list walk of a plan: a clause's own words, or an
@@ -161,6 +162,9 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 			qs[k] = itemQuery(it)
 		}
 		pl.matchers = append(pl.matchers, matcher{kind: matchSignature, span: 1 << uint(ci), q: query.NewDisjunctionQuery(qs), seqs: seqs, via: sig.Means, weight: 1})
+		if len(e.quoteShows[sig.Name]) > 0 {
+			pl.matchers = append(pl.matchers, matcher{kind: matchQuoted, span: 1 << uint(ci), via: sig.Means, weight: 1})
+		}
 		for k := range sig.Terms {
 			addTerm(&sig.Terms[k], 1<<uint(ci))
 		}
@@ -430,7 +434,7 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 	}
 	for mi := range pl.matchers {
 		m := &pl.matchers[mi]
-		if m.kind == matchTerm || m.kind == matchYear {
+		if m.kind == matchTerm || m.kind == matchYear || m.kind == matchQuoted {
 			continue
 		}
 		ci := -1
@@ -467,7 +471,7 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 	}
 	for mi := range pl.matchers {
 		m := &pl.matchers[mi]
-		if m.kind != matchTerm && m.kind != matchYear {
+		if m.kind != matchTerm && m.kind != matchYear && m.kind != matchQuoted {
 			continue
 		}
 		boost := 0.0
@@ -478,9 +482,15 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		}
 		boost *= m.weight
 		var cases []int
-		if m.kind == matchTerm {
+		switch m.kind {
+		case matchTerm:
 			cases = e.facets.tagged(m.term)
-		} else {
+		case matchQuoted:
+			// What people saw is the strongest evidence of a symptom:
+			// the best text match of the clause, on top of any other.
+			cases = e.quoteShows[pl.clauses[bits.TrailingZeros32(m.span)].sig.Name]
+			boost = max(maxTyped[bits.TrailingZeros32(m.span)], fallback)
+		default:
 			cases = e.facets.startedIn(m.year)
 		}
 		for _, c := range cases {
@@ -489,6 +499,9 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 			}
 			if mask[c] == 0 {
 				set = append(set, c)
+			}
+			if m.kind == matchQuoted {
+				shows.set(c)
 			}
 			mask[c] |= m.span
 			score[c] += boost

@@ -170,6 +170,23 @@ func (rz *recognizer) recognize(text string) (string, []incidentlib.Signature) {
 	return dropNoise(text, rz.boilerplate), sigs
 }
 
+// inQuotes lists, by signature name, the cases whose quotes (what people
+// saw) show the signature.
+func (rz *recognizer) inQuotes(cases []*incidentlib.Case) map[string][]int {
+	out := map[string][]int{}
+	for ci, c := range cases {
+		for _, cs := range rz.sigs {
+			for _, q := range c.Quotes {
+				if cs.re.MatchString(q.Text) {
+					out[cs.sig.Name] = append(out[cs.sig.Name], ci)
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
 // dropNoise removes what names no symptom from pasted text: stack frames,
 // timestamps, ids, addresses, paths and the field names of the output.
 func dropNoise(text string, boilerplate *regexp.Regexp) string {

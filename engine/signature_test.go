@@ -1,10 +1,14 @@
 package engine_test
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/engine"
 	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
@@ -69,5 +73,58 @@ func TestASignatureDoesNotDrownTheOtherWords(t *testing.T) {
 	res := search(t, "redis OOMKilled")
 	if len(res.Hits) == 0 || res.Hits[0].Case.ID != "IL-0872" {
 		t.Errorf("redis OOMKilled: want the Redis out-of-memory case IL-0872 first, got %v", ids(res))
+	}
+}
+
+// What people saw (a case's quoted error messages) is searched in its own
+// field, and a signature recognised in a query finds the cases whose
+// quotes show it even when their own words never name the symptom.
+func TestQuotesAreSearchedAndShowSignatures(t *testing.T) {
+	v, ps := corpus.LoadShippedVocabulary()
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	cases := fixture()
+	cases = append(cases,
+		&incidentlib.Case{ID: "IL-0007", Title: "Checkout pods restarted over and over", Company: "Example",
+			Timeline: incidentlib.Timeline{Started: at("2024-02-01")}, Summary: "Pods kept restarting after a release.",
+			RootCause: "deployment-error", Components: []string{"container-orchestration"},
+			Quotes: []incidentlib.Quote{{Text: "Last State: Terminated Reason: OOMKilled", Kind: incidentlib.QuoteLog, Source: "https://example.com/pm"},
+				{Text: "pq: sorry, too many clients already", Kind: incidentlib.QuoteError, Source: "https://example.com/pm"}}},
+		&incidentlib.Case{ID: "IL-0008", Title: "A batch job ran out of memory", Company: "Other",
+			Timeline: incidentlib.Timeline{Started: at("2024-03-01")}, Summary: "The nightly batch ran out of memory.",
+			RootCause: "resource-exhaustion", Components: []string{"background-workers"}},
+	)
+	e, err := engine.Open(context.Background(), v, cases, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	res, err := e.SearchCases(context.Background(), incidentlib.Query{Text: "Reason: OOMKilled"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ids(res)
+	if len(got) < 2 || !slices.Contains(got[:2], "IL-0007") || !slices.Contains(got[:2], "IL-0008") {
+		t.Fatalf("OOMKilled: want IL-0007 (quotes it) and IL-0008 (ran out of memory) first, got %v", got)
+	}
+	for _, h := range res.Hits {
+		if h.Case.ID != "IL-0007" {
+			continue
+		}
+		i := slices.IndexFunc(h.Matched, func(m incidentlib.Match) bool { return m.Signature && m.Word == "OOMKilled" })
+		if i < 0 || !slices.Contains(h.Matched[i].Fields, "quoted") || h.Matched[i].Via != "out of memory" {
+			t.Errorf("IL-0007's reasons %+v do not say OOMKilled → out of memory in quoted", h.Matched)
+		}
+	}
+	res, err = e.SearchCases(context.Background(), incidentlib.Query{Text: "pq sorry clients already"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].Case.ID != "IL-0007" {
+		t.Fatalf("words of a quote: want IL-0007 first, got %v", ids(res))
+	}
+	if !slices.ContainsFunc(res.Hits[0].Matched, func(m incidentlib.Match) bool { return slices.Contains(m.Fields, "quoted") }) {
+		t.Errorf("reasons %+v do not name the quoted field", res.Hits[0].Matched)
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -56,6 +57,20 @@ func (e *Engine) why(c *incidentlib.Case, pl *plan, analyzed []analyzedField) ([
 			if c.Year() == m.year {
 				out = append(out, incidentlib.Match{Word: pl.spanDisplay(m.span), Via: m.via, Fields: []string{"started"}})
 			}
+			continue
+		}
+		if m.kind == matchQuoted {
+			sig := pl.clauses[bits.TrailingZeros32(m.span)].sig
+			if !slices.Contains(e.quoteShows[sig.Name], e.byID[c.ID]) {
+				continue
+			}
+			if i := slices.IndexFunc(out, func(x incidentlib.Match) bool { return x.Signature && x.Word == sig.Name }); i >= 0 {
+				if !slices.Contains(out[i].Fields, "quoted") {
+					out[i].Fields = append([]string{"quoted"}, out[i].Fields...)
+				}
+				continue
+			}
+			out = append(out, incidentlib.Match{Word: sig.Name, Via: sig.Means, Signature: true, Fields: []string{"quoted"}})
 			continue
 		}
 		if m.kind == matchTerm {

@@ -116,7 +116,9 @@ func fixtureCases() []*incidentlib.Case {
 			Summary:             "A defect in the load balancer dropped connections older than an hour.",
 			RootCause:           "software-bug",
 			Components:          []string{"load-balancer"},
-			Sources:             []incidentlib.Source{{URL: "https://news.example.net/lb", Type: "news"}},
+			Quotes: []incidentlib.Quote{{Text: "upstream connect error or disconnect/reset before headers", Kind: incidentlib.QuoteError, Source: "https://news.example.net/lb"},
+				{Text: "503 Service Unavailable", Kind: incidentlib.QuoteStatus, Source: "https://news.example.net/lb"}},
+			Sources: []incidentlib.Source{{URL: "https://news.example.net/lb", Type: "news"}},
 			Verification:        incidentlib.Verification{Status: incidentlib.VerificationUnchecked},
 		},
 		{
@@ -128,6 +130,7 @@ func fixtureCases() []*incidentlib.Case {
 			Scope:        hostileAttr,
 			Remediation:  []string{hostileScript},
 			Lessons:      hostileAttr,
+			Quotes:       []incidentlib.Quote{{Text: hostileScript, Kind: incidentlib.QuoteLog, Source: "javascript:alert(1)"}},
 			Sources:      []incidentlib.Source{{URL: "javascript:alert(1)", Type: "news", Title: hostileScript}},
 			Verification: incidentlib.Verification{Status: incidentlib.VerificationUnchecked, Note: hostileScript},
 		},
