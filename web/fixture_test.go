@@ -118,8 +118,8 @@ func fixtureCases() []*incidentlib.Case {
 			Components:          []string{"load-balancer"},
 			Quotes: []incidentlib.Quote{{Text: "upstream connect error or disconnect/reset before headers", Kind: incidentlib.QuoteError, Source: "https://news.example.net/lb"},
 				{Text: "503 Service Unavailable", Kind: incidentlib.QuoteStatus, Source: "https://news.example.net/lb"}},
-			Sources: []incidentlib.Source{{URL: "https://news.example.net/lb", Type: "news"}},
-			Verification:        incidentlib.Verification{Status: incidentlib.VerificationUnchecked},
+			Sources:      []incidentlib.Source{{URL: "https://news.example.net/lb", Type: "news"}},
+			Verification: incidentlib.Verification{Status: incidentlib.VerificationUnchecked},
 		},
 		{
 			ID: "IL-0004", Title: "Escaping test " + hostileScript, Company: "Hostile" + hostileAttr,
