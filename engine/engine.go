@@ -27,6 +27,9 @@ type Options struct {
 	// QueryTimeout bounds the run time of one query; 0 means
 	// DefaultQueryTimeout.
 	QueryTimeout time.Duration
+	// NoLeaning turns off the learned relatedness of words and terms
+	// (weight.go), so that measurements can compare with and without it.
+	NoLeaning bool
 }
 
 // Engine answers queries over one corpus. It is safe for concurrent use.
@@ -45,6 +48,11 @@ type Engine struct {
 	// quoteShows lists, by signature name, the cases whose quoted error
 	// messages and alerts show it.
 	quoteShows map[string][]int
+	weights    *wordWeights
+	spelled    *spellings // built on the first typo
+	// leaningEnabled: words rank the cases tagged with the term their
+	// cases lean towards (kept only where it wins on the tuning data).
+	leaningEnabled bool
 	reused     bool
 	where      string
 
@@ -94,6 +102,9 @@ func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.C
 	e.lex = newLexicon(e.analyzer(), v)
 	e.signatures = newRecognizer(v.Signatures())
 	e.quoteShows = e.signatures.inQuotes(sorted)
+	e.weights = newWordWeights(v, sorted)
+	e.spelled = &spellings{}
+	e.leaningEnabled = !opts.NoLeaning
 	log.Debug("engine ready", "cases", len(sorted), "index_reused", reused, "took", time.Since(start).Round(time.Millisecond))
 	return e, nil
 }

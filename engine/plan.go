@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -35,6 +36,14 @@ const (
 	synonymWeight = 0.9
 	fuzzyWeight   = 0.7
 	termWeight    = 0.5 // of the best text score of the clauses the term covers
+	termCredit    = 0.5 // of a clause's weight, for a case that holds it only through a term
+	leaningWeight = 0.3 // of the best text score of the word, for a matching case tagged with the term its word leans towards
+	// sentenceClauses is how many words make a query a sentence, whose
+	// words are weighed by what the corpus says of them.
+	sentenceClauses = 4
+	// meaningfulTopicality is the topicality (weight.go) from which a
+	// word counts towards how much of a query a case must hold.
+	meaningfulTopicality = 0.3
 )
 
 type matcherKind int
@@ -47,6 +56,7 @@ const (
 	matchYear
 	matchSignature // a recognised error signature: any of its search words
 	matchQuoted    // a recognised error signature in the cases' quotes
+	matchLeaning   // the term the cases writing a word lean towards (weight.go)
 )
 
 // matcher is one posting-list walk of a plan: a clause's own words, or an
@@ -69,6 +79,10 @@ type planClause struct {
 	seqs    [][]string
 	covered int                    // cases in the result pool covering it, after the walk
 	sig     *incidentlib.Signature // set for a recognised error signature
+	// topical is the share of its weight the clause keeps, learned from
+	// the corpus (weight.go): low for words spread over every kind of
+	// case ("make", "worse"), 1 for a signature.
+	topical float64
 }
 
 // plan is how a query's text is run.
@@ -78,6 +92,7 @@ type plan struct {
 	exclude  []query.Query
 	terms    []incidentlib.Term // recognised vocabulary terms
 	fuzzy    map[int][]string   // clause → candidate stems tried
+	spelled  map[string]string  // candidate stem → the corpus word it was found as
 	// notice says why the typo fallback was not tried for a word, when a
 	// bound of the cost model kept it from running.
 	notice string
@@ -120,7 +135,7 @@ func termQuery(stem string) query.Query {
 // a word and which spellings are near it.
 func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 	a := e.analyzer()
-	pl := &plan{fuzzy: map[int][]string{}}
+	pl := &plan{fuzzy: map[int][]string{}, spelled: map[string]string{}}
 	var stream []streamToken
 	seen := map[string]bool{}
 	termSpan := map[string]int{} // facet/slug → matcher index
@@ -156,7 +171,7 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 			continue
 		}
 		ci := len(pl.clauses)
-		pl.clauses = append(pl.clauses, planClause{display: sig.Name, seqs: seqs, sig: sig})
+		pl.clauses = append(pl.clauses, planClause{display: sig.Name, seqs: seqs, sig: sig, topical: 1})
 		qs := make([]query.Query, len(alts))
 		for k, it := range alts {
 			qs[k] = itemQuery(it)
@@ -199,7 +214,7 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 		}
 		seen[key] = true
 		ci := len(pl.clauses)
-		pc := planClause{display: clause{alts: alts}.display(), seqs: seqs}
+		pc := planClause{display: clause{alts: alts}.display(), seqs: seqs, topical: 1}
 		if len(alts) == 1 && !alts[0].phrase && len(seqs[0]) == 1 {
 			pc.word = alts[0].text
 		}
@@ -226,6 +241,23 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 	for _, it := range p.exclude {
 		if len(analyzedTerms(a, it.text)) > 0 {
 			pl.exclude = append(pl.exclude, itemQuery(it))
+		}
+	}
+
+	// Learned word weights, for a sentence only: a few keywords are each
+	// chosen on purpose, while a question or a description carries words
+	// ("make", "kept", "worse") that say little about what it asks.
+	words := 0
+	for _, pc := range pl.clauses {
+		if pc.sig == nil {
+			words++
+		}
+	}
+	if words >= sentenceClauses {
+		for ci := range pl.clauses {
+			if pc := &pl.clauses[ci]; pc.sig == nil {
+				pc.topical = e.clauseTopicality(r, pc.seqs)
+			}
 		}
 	}
 
@@ -258,6 +290,23 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 		}
 	}
 
+	// Irregular verbs: withdrawn also matches withdrew and withdraw (and so
+	// withdrawal), as a synonym would.
+	for ci, pc := range pl.clauses {
+		if pc.word == "" || pc.sig != nil {
+			continue
+		}
+		for _, o := range e.lex.forms[pc.seqs[0][0]] {
+			if nSyn == maxSynonymMatchers || synSeen[o] {
+				continue
+			}
+			synSeen[o] = true
+			nSyn++
+			pl.matchers = append(pl.matchers, matcher{kind: matchSynonym, span: 1 << uint(ci), q: termQuery(o), seqs: [][]string{{o}}, via: o, weight: synonymWeight})
+			covered |= 1 << uint(ci)
+		}
+	}
+
 	// Typo fallback, only for single words the corpus does not know and no
 	// synonym or term stands in for.
 	nFuzzy := 0
@@ -277,7 +326,18 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 			pl.notice = "No near spellings were tried for a word longer than " + itoa(maxFuzzyRunes) + " letters."
 			continue
 		}
-		cands := nearSpellings(r, stem, d)
+		// The corpus word nearest to what was typed, the most written
+		// first; the index's own fuzzy walk over stems when none is near.
+		var cands []string
+		for _, w := range e.spellingList().nearestWords(pc.word, d, maxFuzzyCandidates) {
+			if ts := analyzedTerms(a, w); len(ts) == 1 && !slices.Contains(cands, ts[0]) {
+				cands = append(cands, ts[0])
+				pl.spelled[ts[0]] = w
+			}
+		}
+		if len(cands) == 0 {
+			cands = nearSpellings(r, stem, d)
+		}
 		if len(cands) == 0 {
 			continue
 		}
@@ -287,6 +347,21 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 			pl.matchers = append(pl.matchers, matcher{kind: matchFuzzy, span: 1 << uint(ci), q: termQuery(c), seqs: [][]string{{c}}, via: c, weight: fuzzyWeight})
 		}
 	}
+	// A meaningful word whose cases lean clearly towards a vocabulary
+	// term ranks the matching cases tagged with it a little higher: the
+	// corpus's own tags say what the word is about.
+	if e.leaningEnabled {
+		for ci, pc := range pl.clauses {
+			if pc.word == "" || pc.sig != nil || covered&(1<<uint(ci)) != 0 || pc.topical < meaningfulTopicality {
+				continue
+			}
+			if t, ok := e.leaning(r, pc.seqs[0][0]); ok {
+				if _, named := termSpan[string(t.Facet)+"/"+t.Slug]; !named {
+					pl.matchers = append(pl.matchers, matcher{kind: matchLeaning, span: 1 << uint(ci), term: t, via: t.Name, weight: leaningWeight})
+				}
+			}
+		}
+	}
 	// A year ("github 2018") matches the cases that started in it.
 	for ci, pc := range pl.clauses {
 		if y, ok := yearOf(pc.word); ok && e.facets.minYear <= y && y <= e.facets.maxYear {
@@ -294,6 +369,27 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 		}
 	}
 	return pl, nil
+}
+
+// maxTopicalStems bounds the words of one clause whose weights are looked
+// up: the first few words of a phrase say enough.
+const maxTopicalStems = 4
+
+// clauseTopicality is the largest topicality of the clause's words: a
+// phrase or an OR counts as much as its most meaningful word.
+func (e *Engine) clauseTopicality(r index.IndexReader, seqs [][]string) float64 {
+	best := 0.0
+	n := 0
+	for _, s := range seqs {
+		for _, stem := range s {
+			if n == maxTopicalStems {
+				return max(best, minTopicality)
+			}
+			n++
+			best = max(best, e.wordTopicality(r, stem))
+		}
+	}
+	return max(best, minTopicality)
 }
 
 func flatten(seqs [][]string) []string {
@@ -414,7 +510,7 @@ func (e *Engine) walk(ctx context.Context, r index.IndexReader, q query.Query, a
 // The buffers it returns hold the set; give them back with releaseMatches.
 func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, allowed bitset) (buf *matchBuffers, complete int, partial bool, err error) {
 	buf = e.matchBuffers()
-	set, score, mask := buf.set[:0], buf.score, buf.mask
+	set, score, mask, text := buf.set[:0], buf.score, buf.mask, buf.text
 	release := func() {
 		buf.set = set
 		e.releaseMatches(buf)
@@ -434,7 +530,7 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 	}
 	for mi := range pl.matchers {
 		m := &pl.matchers[mi]
-		if m.kind == matchTerm || m.kind == matchYear || m.kind == matchQuoted {
+		if m.kind == matchTerm || m.kind == matchYear || m.kind == matchQuoted || m.kind == matchLeaning {
 			continue
 		}
 		ci := -1
@@ -442,6 +538,7 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 			ci = bits.TrailingZeros32(m.span)
 		}
 		sig := m.kind == matchSignature
+		w := m.weight * pl.clauses[bits.TrailingZeros32(m.span)].topical
 		err := e.walk(ctx, r, m.q, allowed, func(c int, s float64) {
 			if mask[c] == 0 {
 				set = append(set, c)
@@ -450,7 +547,8 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 				shows.set(c)
 			}
 			mask[c] |= m.span
-			score[c] += m.weight * s
+			text[c] |= m.span
+			score[c] += w * s
 			if ci >= 0 && s > maxTyped[ci] {
 				maxTyped[ci] = s
 			}
@@ -471,13 +569,23 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 	}
 	for mi := range pl.matchers {
 		m := &pl.matchers[mi]
+		if m.kind == matchLeaning {
+			ci := bits.TrailingZeros32(m.span)
+			boost := maxTyped[ci] * pl.clauses[ci].topical * m.weight
+			for _, c := range e.facets.tagged(m.term) {
+				if text[c]&m.span != 0 {
+					score[c] += boost
+				}
+			}
+			continue
+		}
 		if m.kind != matchTerm && m.kind != matchYear && m.kind != matchQuoted {
 			continue
 		}
 		boost := 0.0
-		for ci := range pl.clauses {
+		for ci, pc := range pl.clauses {
 			if m.span&(1<<uint(ci)) != 0 {
-				boost += max(maxTyped[ci], fallback/2)
+				boost += max(maxTyped[ci], fallback/2) * pc.topical
 			}
 		}
 		boost *= m.weight
@@ -518,7 +626,7 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		kept := set[:0]
 		for _, c := range set {
 			if out.has(c) {
-				score[c], mask[c] = 0, 0
+				score[c], mask[c], text[c] = 0, 0, 0
 				continue
 			}
 			kept = append(kept, c)
@@ -538,7 +646,7 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 	for ci, pc := range pl.clauses {
 		if pc.covered > 0 {
 			req |= 1 << uint(ci)
-			idf[ci] = math.Log(1 + float64(len(e.cases))/float64(pc.covered))
+			idf[ci] = math.Log(1+float64(len(e.cases))/float64(pc.covered)) * pc.topical
 			total += idf[ci]
 		}
 	}
@@ -558,31 +666,72 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 			}
 		}
 	}
-	all := 0
-	for _, c := range set {
-		if mask[c]&req == req {
-			all++
+	// A case must hold enough of the query's meaningful clauses (the
+	// number minShouldMatch asks): words spread over every kind of case
+	// ("make", "worse") add to the score but do not decide. A clause a
+	// case holds only through a vocabulary term counts termCredit of a
+	// clause: a term adds candidates, it does not stand in for the
+	// query's other words.
+	var meaningful uint32
+	for ci, pc := range pl.clauses {
+		if req&(1<<uint(ci)) != 0 && pc.topical >= meaningfulTopicality {
+			meaningful |= 1 << uint(ci)
 		}
 	}
-	need := bits.OnesCount32(req)
-	if all < fewResults && need > 1 {
-		need = minShouldMatch(need)
+	if meaningful == 0 {
+		meaningful = req
+	}
+	// When terms name the whole meaningful query ("retry storm"), their
+	// cases hold it as fully as cases whose text says so.
+	credit := termCredit
+	var termSpans uint32
+	for _, m := range pl.matchers {
+		if m.kind == matchTerm {
+			termSpans |= m.span
+		}
+	}
+	if meaningful&^termSpans == 0 {
+		credit = 1
+	}
+	heldBy := func(c int, got uint32) float64 {
+		return float64(bits.OnesCount32(text[c]&meaningful)) + credit*float64(bits.OnesCount32(got&meaningful&^text[c]))
+	}
+	need := float64(bits.OnesCount32(meaningful))
+	fullNeed := need
+	full := 0 // cases holding every meaningful clause
+	for _, c := range set {
+		if heldBy(c, mask[c]&req) >= need-1e-9 {
+			full++
+		}
+	}
+	if full < fewResults && need > 1 {
+		need = float64(minShouldMatch(int(need)))
 	}
 	kept := set[:0]
 	best := 0.0
 	for _, c := range set {
 		got := mask[c] & req
-		if bits.OnesCount32(got) < need && (shows == nil || !shows.has(c)) {
-			score[c], mask[c] = 0, 0
+		held := heldBy(c, got)
+		cov := 0.0
+		for m := got; m != 0; m &= m - 1 {
+			ci := bits.TrailingZeros32(m)
+			if text[c]&(1<<uint(ci)) != 0 {
+				cov += idf[ci]
+			} else {
+				cov += idf[ci] * credit
+			}
+		}
+		if total > 0 {
+			cov /= total
+		}
+		if (got == 0 || held < need-1e-9) && (shows == nil || !shows.has(c)) {
+			score[c], mask[c], text[c] = 0, 0, 0
 			continue
 		}
-		if got != req {
-			cov := 0.0
-			for m := got; m != 0; m &= m - 1 {
-				cov += idf[bits.TrailingZeros32(m)]
-			}
-			cov /= total
+		if got != req || (credit < 1 && text[c]&req != req) {
 			score[c] *= cov * cov
+		}
+		if held < fullNeed-1e-9 {
 			best = max(best, score[c])
 			partial = true
 		}
@@ -590,9 +739,10 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 	}
 	set = kept
 	if partial {
-		// Every case matching all clauses ranks above every partial one.
+		// Every case holding all meaningful clauses ranks above every
+		// partial one.
 		for _, c := range set {
-			if mask[c]&req == req {
+			if heldBy(c, mask[c]&req) >= fullNeed-1e-9 {
 				score[c] += best
 			}
 		}
@@ -611,7 +761,7 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		}
 	}
 	buf.set = set
-	return buf, all, partial, nil
+	return buf, full, partial, nil
 }
 
 // minShouldMatch is how many of n meaningful clauses a case must match

@@ -216,14 +216,14 @@ func (e *Engine) matchBuffers() *matchBuffers {
 	if b, ok := e.matches.Get().(*matchBuffers); ok {
 		return b
 	}
-	return &matchBuffers{set: make([]int, 0, 1024), score: make([]float64, len(e.cases)), mask: make([]uint32, len(e.cases))}
+	return &matchBuffers{set: make([]int, 0, 1024), score: make([]float64, len(e.cases)), mask: make([]uint32, len(e.cases)), text: make([]uint32, len(e.cases))}
 }
 
 // releaseMatches zeroes the scores and clause masks of the result set and
 // returns the buffers. runPlan has zeroed those of the cases it dropped.
 func (e *Engine) releaseMatches(b *matchBuffers) {
 	for _, ci := range b.set {
-		b.score[ci], b.mask[ci] = 0, 0
+		b.score[ci], b.mask[ci], b.text[ci] = 0, 0, 0
 	}
 	b.set = b.set[:0]
 	e.matches.Put(b)
@@ -235,6 +235,7 @@ type matchBuffers struct {
 	set   []int
 	score []float64
 	mask  []uint32
+	text  []uint32 // the clauses matched through the case's own text
 }
 
 // sortSet returns the first n case numbers of set in order (all of them

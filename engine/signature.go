@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/incidentlib/incidentlib"
 )
@@ -158,6 +159,13 @@ func (rz *recognizer) recognize(text string) (string, []incidentlib.Signature) {
 		for _, s := range kept {
 			b.WriteString(text[last:s.from])
 			b.WriteString(" ")
+			if plainWords(text[s.from:s.to]) {
+				// Words as a person types them ("deadlock", "too many
+				// connections") stay words of the query beside the
+				// signature; an identifier or a code does not.
+				b.WriteString(text[s.from:s.to])
+				b.WriteString(" ")
+			}
 			last = s.to
 			if !seen[s.sig] && len(sigs) < maxSignatures {
 				seen[s.sig] = true
@@ -168,6 +176,20 @@ func (rz *recognizer) recognize(text string) (string, []incidentlib.Signature) {
 		text = b.String()
 	}
 	return dropNoise(text, rz.boilerplate), sigs
+}
+
+// plainWords reports whether s is ordinary words: letters and spaces
+// only, no capital inside a word (OOMKilled, CrashLoopBackOff are
+// identifiers).
+func plainWords(s string) bool {
+	for _, w := range strings.Fields(s) {
+		for i, r := range w {
+			if !unicode.IsLetter(r) || (i > 0 && unicode.IsUpper(r)) {
+				return false
+			}
+		}
+	}
+	return strings.TrimSpace(s) != ""
 }
 
 // inQuotes lists, by signature name, the cases whose quotes (what people

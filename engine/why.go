@@ -73,6 +73,12 @@ func (e *Engine) why(c *incidentlib.Case, pl *plan, analyzed []analyzedField) ([
 			out = append(out, incidentlib.Match{Word: sig.Name, Via: sig.Means, Signature: true, Fields: []string{"quoted"}})
 			continue
 		}
+		if m.kind == matchLeaning {
+			if slices.Contains(termsOf(c, m.term.Facet), m.term.Slug) {
+				out = append(out, incidentlib.Match{Word: pl.spanDisplay(m.span), Via: m.term.Name, Fields: []string{string(m.term.Facet)}})
+			}
+			continue
+		}
 		if m.kind == matchTerm {
 			if slices.Contains(termsOf(c, m.term.Facet), m.term.Slug) {
 				terms = append(terms, *m.term)
@@ -102,7 +108,11 @@ func (e *Engine) why(c *incidentlib.Case, pl *plan, analyzed []analyzedField) ([
 		case matchSynonym:
 			mt.Via = m.via
 		case matchFuzzy:
-			mt.Via = e.surfaceForm(m.via, mt.Word)
+			if w, ok := pl.spelled[m.via]; ok {
+				mt.Via = w
+			} else {
+				mt.Via = e.surfaceForm(m.via, mt.Word)
+			}
 		}
 		out = append(out, mt)
 	}
@@ -224,7 +234,11 @@ func (e *Engine) describe(pl *plan, res *incidentlib.SearchResult) {
 		}
 		s := incidentlib.Suggestion{Word: pc.word}
 		for _, stem := range pl.fuzzy[ci] {
-			if w := e.surfaceForm(stem, pc.word); !slices.Contains(s.Spellings, w) {
+			w, ok := pl.spelled[stem]
+			if !ok {
+				w = e.surfaceForm(stem, pc.word)
+			}
+			if !slices.Contains(s.Spellings, w) {
 				s.Spellings = append(s.Spellings, w)
 			}
 		}

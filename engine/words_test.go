@@ -1,0 +1,73 @@
+package engine_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/engine/enginetest"
+)
+
+// A typo is corrected to the corpus word nearest to what was typed, the
+// most written first: "replcation" is replication (written by dozens of
+// cases), not a stem that happens to be close to its stem.
+func TestTypoPicksTheCorpusWordByEditDistanceAndFrequency(t *testing.T) {
+	res := search(t, "replcation")
+	if len(res.Suggestions) == 0 || len(res.Suggestions[0].Spellings) == 0 || res.Suggestions[0].Spellings[0] != "replication" {
+		t.Fatalf("suggestions %+v, want replication first", res.Suggestions)
+	}
+	if !res.Fuzzy || len(res.Hits) == 0 {
+		t.Fatalf("no hits through the correction")
+	}
+	if !slices.ContainsFunc(res.Hits[0].Matched, func(m incidentlib.Match) bool { return m.Word == "replcation" && m.Via == "replication" }) {
+		t.Errorf("first hit's reasons %+v do not say replcation as replication", res.Hits[0].Matched)
+	}
+}
+
+// Other forms of a word match it, irregular verbs too: withdrawn finds
+// the cases that write withdrew (IL-0043) or only withdrawal (IL-0272).
+func TestMorphologicalVariantsMatch(t *testing.T) {
+	res := search(t, "withdrawn")
+	for _, id := range []string{"IL-0043", "IL-0272"} {
+		if rankOf(res, id) == 0 {
+			t.Errorf("withdrawn: %s (withdrew / withdrawal) not in the top 10 %v", id, ids(res))
+		}
+	}
+}
+
+// Words spread over every kind of case ("make", "outages", "worse") do
+// not decide which cases are returned: "why do retries make outages
+// worse" keeps the DynamoDB retry storm (IL-0021), which the old filler
+// weight dropped, and ranks by what the question is about.
+func TestFillerWordsDoNotDecide(t *testing.T) {
+	res := search(t, "why do retries make outages worse")
+	if res.Total < 20 {
+		t.Errorf("only %d cases returned; every case about retries should be", res.Total)
+	}
+	all := searchAll(t, "why do retries make outages worse", 30)
+	if !slices.Contains(all, "IL-0021") {
+		t.Errorf("IL-0021 (the DynamoDB retry storm) not in the first 30: %v", all)
+	}
+}
+
+// A vocabulary term recognised in a query adds candidates without
+// drowning its other words: in "a cleanup script deleted production data
+// because it ran against the wrong environment", "cleanup script" names
+// the automation-error term, yet the case run by mistake against
+// production (IL-0023) is on the first page, not 23rd.
+func TestATermDoesNotDrownTheOtherWords(t *testing.T) {
+	res := search(t, "a cleanup script deleted production data because it ran against the wrong environment")
+	if r := rankOf(res, "IL-0023"); r == 0 {
+		t.Errorf("IL-0023 not in the top 10: %v", ids(res))
+	}
+}
+
+func searchAll(t *testing.T, text string, n int) []string {
+	t.Helper()
+	res, err := enginetest.Shipped(t).SearchCases(context.Background(), incidentlib.Query{Text: text, PerPage: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids(res)
+}
