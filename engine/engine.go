@@ -53,8 +53,8 @@ type Engine struct {
 	// leaningEnabled: words rank the cases tagged with the term their
 	// cases lean towards (kept only where it wins on the tuning data).
 	leaningEnabled bool
-	reused     bool
-	where      string
+	reused         bool
+	where          string
 
 	queryTimeout time.Duration
 
