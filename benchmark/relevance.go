@@ -27,7 +27,8 @@ func RelevanceMain(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	setPath := fs.String("set", "", "the judged set to score (YAML in the format of relevance/judged.yaml); required")
 	den := fs.Int("held-out", 2, "hold out 1/N of the queries, drawn with the set's seed (2: half; 3: the third that relevance/judged.yaml holds out)")
-	verbose := fs.Bool("v", false, "list, per engine, every query whose first judged case is not at rank 1")
+	verbose := fs.Bool("v", false, "list, per engine, every tuning query whose first judged case is not at rank 1")
+	leaning := fs.Bool("leaning", false, "turn on the engine's learned word-to-term relatedness (engine.Options.Leaning), to measure what it adds")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: incidentlib-bench relevance --set FILE [--held-out N] [-v]")
 		fs.PrintDefaults()
@@ -56,7 +57,7 @@ func RelevanceMain(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "relevance: %s: %v\n", *setPath, err)
 		return 1
 	}
-	rep, err := scoreRelevance(ctx, set, *den)
+	rep, err := scoreRelevance(ctx, set, *den, engine.Options{Leaning: *leaning})
 	if err != nil {
 		fmt.Fprintf(stderr, "relevance: %v\n", err)
 		return 1
@@ -78,7 +79,7 @@ type relevanceReport struct {
 	unknownID []string // judged IDs the corpus does not hold
 }
 
-func scoreRelevance(ctx context.Context, set *relevance.Set, den int) (*relevanceReport, error) {
+func scoreRelevance(ctx context.Context, set *relevance.Set, den int, opts engine.Options) (*relevanceReport, error) {
 	c, problems, err := corpus.Load(corpus.Options{})
 	if err == nil && len(problems) > 0 {
 		err = problems
@@ -86,7 +87,7 @@ func scoreRelevance(ctx context.Context, set *relevance.Set, den int) (*relevanc
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.Open(ctx, c.Vocabulary, c.Cases, engine.Options{})
+	e, err := engine.Open(ctx, c.Vocabulary, c.Cases, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -249,9 +250,9 @@ func (rep *relevanceReport) write(w io.Writer, verbose bool) {
 		return
 	}
 	for _, eng := range rep.engines {
-		fmt.Fprintf(w, "\n%s: tuning queries whose first judged case is not at rank 1 (held-out queries are not listed):\n", eng)
+		fmt.Fprintf(w, "\n%s: tuning queries not answered perfectly (first judged case below rank 1, or a judged case missing from the top 10; held-out queries are not listed):\n", eng)
 		for _, r := range rep.tune[eng] {
-			if r.RR < 1 {
+			if r.RR < 1 || r.Recall < 1 {
 				fmt.Fprintf(w, "  [%s] %q rr=%.2f recall=%.2f top3=%v top10=%v got=%s\n", r.Kind, r.Text, r.RR, r.Recall, r.Top3, r.Top10, strings.Join(r.Got, " "))
 			}
 		}

@@ -27,9 +27,11 @@ type Options struct {
 	// QueryTimeout bounds the run time of one query; 0 means
 	// DefaultQueryTimeout.
 	QueryTimeout time.Duration
-	// NoLeaning turns off the learned relatedness of words and terms
-	// (weight.go), so that measurements can compare with and without it.
-	NoLeaning bool
+	// Leaning turns on the learned relatedness of words and terms
+	// (weight.go): a word ranks higher the matching cases tagged with the
+	// term its cases lean towards. Off by default: on the tuning part of
+	// the judged set it changed nothing (docs/search.md).
+	Leaning bool
 }
 
 // Engine answers queries over one corpus. It is safe for concurrent use.
@@ -51,7 +53,7 @@ type Engine struct {
 	weights    *wordWeights
 	spelled    *spellings // built on the first typo
 	// leaningEnabled: words rank the cases tagged with the term their
-	// cases lean towards (kept only where it wins on the tuning data).
+	// cases lean towards (Options.Leaning).
 	leaningEnabled bool
 	reused         bool
 	where          string
@@ -104,7 +106,7 @@ func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.C
 	e.quoteShows = e.signatures.inQuotes(sorted)
 	e.weights = newWordWeights(v, sorted)
 	e.spelled = &spellings{}
-	e.leaningEnabled = !opts.NoLeaning
+	e.leaningEnabled = opts.Leaning
 	log.Debug("engine ready", "cases", len(sorted), "index_reused", reused, "took", time.Since(start).Round(time.Millisecond))
 	return e, nil
 }

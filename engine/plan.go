@@ -582,10 +582,17 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		if m.kind != matchTerm && m.kind != matchYear && m.kind != matchQuoted {
 			continue
 		}
+		// A term is one idea however many words name it: it scores as
+		// its best word would, not as their sum, so that "cleanup script
+		// deleted" does not outweigh the rest of a sentence.
 		boost := 0.0
 		for ci, pc := range pl.clauses {
 			if m.span&(1<<uint(ci)) != 0 {
-				boost += max(maxTyped[ci], fallback/2) * pc.topical
+				if m.kind == matchTerm && len(pl.clauses) >= sentenceClauses {
+					boost = max(boost, max(maxTyped[ci], fallback/2)*pc.topical)
+				} else {
+					boost += max(maxTyped[ci], fallback/2) * pc.topical
+				}
 			}
 		}
 		boost *= m.weight
@@ -651,18 +658,20 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		}
 	}
 	if sigClauses&req != 0 {
-		// A recognised signature weighs as much as the rest of the query
-		// together: pasted text around it is mostly words no case writes.
+		// The recognised signatures together weigh as much as the rest
+		// of the query: pasted text around them is mostly words no case
+		// writes.
 		others := 0.0
 		for ci := range pl.clauses {
 			if req&(1<<uint(ci)) != 0 && sigClauses&(1<<uint(ci)) == 0 {
 				others += idf[ci]
 			}
 		}
+		share := others / float64(bits.OnesCount32(req&sigClauses))
 		for ci := range pl.clauses {
-			if req&sigClauses&(1<<uint(ci)) != 0 && idf[ci] < others {
-				total += others - idf[ci]
-				idf[ci] = others
+			if req&sigClauses&(1<<uint(ci)) != 0 && idf[ci] < share {
+				total += share - idf[ci]
+				idf[ci] = share
 			}
 		}
 	}
@@ -707,6 +716,13 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 	if full < fewResults && need > 1 {
 		need = float64(minShouldMatch(int(need)))
 	}
+	// Or, as for a query of keywords, enough of all its clauses: a case
+	// holding the query's rarest word and a few common ones stays.
+	nAll := bits.OnesCount32(req)
+	needAll := nAll
+	if full < fewResults && nAll > 1 {
+		needAll = minShouldMatch(nAll)
+	}
 	kept := set[:0]
 	best := 0.0
 	for _, c := range set {
@@ -724,7 +740,8 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		if total > 0 {
 			cov /= total
 		}
-		if (got == 0 || held < need-1e-9) && (shows == nil || !shows.has(c)) {
+		heldAll := float64(bits.OnesCount32(text[c]&req)) + credit*float64(bits.OnesCount32(got&^text[c]))
+		if (got == 0 || (held < need-1e-9 && heldAll < float64(needAll)-1e-9)) && (shows == nil || !shows.has(c)) {
 			score[c], mask[c], text[c] = 0, 0, 0
 			continue
 		}
