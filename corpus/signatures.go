@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -192,7 +193,5 @@ func LoadSignatures(name string, data []byte, v *incidentlib.Vocabulary) (incide
 // literalWords splits a literal into the words it matches, ignoring the
 // punctuation between them, as search does.
 func literalWords(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r > 127 && r != ' ')
-	})
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
