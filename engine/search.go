@@ -159,6 +159,11 @@ func (e *Engine) parseQuery(s string) (parsedText, error) {
 	clean, sigs := e.signatures.recognize(s)
 	p, err := parseText(clean)
 	p.signatures = sigs
+	if err == nil && p.empty() {
+		// Nothing but noise (a bare id or address): search it as written
+		// rather than answer as if no text had been given.
+		return parseText(s)
+	}
 	return p, err
 }
 

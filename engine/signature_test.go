@@ -128,3 +128,13 @@ func TestQuotesAreSearchedAndShowSignatures(t *testing.T) {
 		t.Errorf("reasons %+v do not name the quoted field", res.Hits[0].Matched)
 	}
 }
+
+// A query of noise alone is searched as written, never answered as if no
+// text had been given (which lists every case).
+func TestAQueryOfNoiseAloneIsNotEmpty(t *testing.T) {
+	res := search(t, "3f2b8c1e-9a4d-4c6b-8e2f-1a2b3c4d5e6f 10.1.2.3:5432")
+	all := search(t, "")
+	if res.Total == all.Total || res.Sort != incidentlib.SortRelevance {
+		t.Errorf("a query of ids returned %d of %d cases, sorted %s", res.Total, all.Total, res.Sort)
+	}
+}
