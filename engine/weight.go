@@ -36,6 +36,10 @@ const (
 	maxWeightCache = 1 << 16
 	// nullSamples random case sets estimate the divergence of chance.
 	nullSamples = 12
+	// maxWeightSample bounds the cases a word's weight is learned from: a
+	// word in tens of thousands of cases is judged on the first of them,
+	// so that learning it costs a bounded walk on a large corpus.
+	maxWeightSample = 2000
 )
 
 // wordWeights computes and caches the topicality of analyzed words.
@@ -151,14 +155,14 @@ func (ww *wordWeights) chance(n int, counts []float64) float64 {
 // topicality is how much of its weight a word keeps, from minTopicality
 // (spread as the corpus is) to 1 (concentrated on some terms). cases
 // lists the cases holding it.
-func (ww *wordWeights) weigh(stem string, cases func() []int32) wordWeight {
+func (ww *wordWeights) weigh(stem string, cases func() ([]int32, int)) wordWeight {
 	ww.mu.Lock()
 	v, ok := ww.cache[stem]
 	ww.mu.Unlock()
 	if ok {
 		return v
 	}
-	set := cases()
+	set, df := cases()
 	ww.mu.Lock()
 	defer ww.mu.Unlock()
 	v = wordWeight{topical: 1, term: -1}
@@ -176,7 +180,7 @@ func (ww *wordWeights) weigh(stem string, cases func() []int32) wordWeight {
 		}
 		above := d - ww.chance(len(set), counts)
 		v.topical = minTopicality + (1-minTopicality)*math.Max(0, math.Min(1, above/topicalScale))
-		v.topical = max(v.topical, rareFloor(len(set), len(ww.caseTerms)))
+		v.topical = max(v.topical, rareFloor(df, len(ww.caseTerms)))
 	}
 	if len(ww.cache) >= maxWeightCache {
 		clear(ww.cache)
@@ -201,16 +205,20 @@ func rareFloor(df, n int) float64 {
 	return rareWeight - (rareWeight-minTopicality)*(share-0.01)/0.04
 }
 
-// casesHolding lists the cases whose text holds the analyzed term.
-func (e *Engine) casesHolding(r index.IndexReader, stem string) []int32 {
+// casesHolding lists up to limit cases whose text holds the analyzed
+// term, and how many cases hold it (the largest count of one field when
+// the list is cut short).
+func (e *Engine) casesHolding(r index.IndexReader, stem string, limit int) ([]int32, int) {
 	seen := newBitset(len(e.cases))
 	var out []int32
+	df := 0
 	for _, f := range textFields {
 		tfr, err := r.TermFieldReader(context.Background(), []byte(stem), f.name, false, false, false)
 		if err != nil {
 			continue
 		}
-		for {
+		df = max(df, int(tfr.Count()))
+		for len(out) < limit {
 			d, err := tfr.Next(nil)
 			if err != nil || d == nil {
 				break
@@ -227,7 +235,10 @@ func (e *Engine) casesHolding(r index.IndexReader, stem string) []int32 {
 		}
 		tfr.Close()
 	}
-	return out
+	if len(out) < limit {
+		df = len(out) // the whole list: exact
+	}
+	return out, df
 }
 
 // wordTopicality is the topicality of an analyzed word in this corpus.
@@ -236,7 +247,7 @@ func (e *Engine) wordTopicality(r index.IndexReader, stem string) float64 {
 }
 
 func (e *Engine) weightOf(r index.IndexReader, stem string) wordWeight {
-	return e.weights.weigh(stem, func() []int32 { return e.casesHolding(r, stem) })
+	return e.weights.weigh(stem, func() ([]int32, int) { return e.casesHolding(r, stem, maxWeightSample) })
 }
 
 // leaning is the vocabulary term the cases writing a word lean towards,
