@@ -297,8 +297,8 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 			continue
 		}
 		for _, o := range e.lex.forms[pc.seqs[0][0]] {
-			if nSyn == maxSynonymMatchers || synSeen[o] {
-				continue
+			if nSyn == maxSynonymMatchers || synSeen[o] || commonerThan(r, o, len(e.cases)/5) {
+				continue // a form most cases write says little and costs a long walk
 			}
 			synSeen[o] = true
 			nSyn++
@@ -398,6 +398,23 @@ func flatten(seqs [][]string) []string {
 		out = append(out, s...)
 	}
 	return out
+}
+
+// commonerThan reports whether some text field holds the analyzed term in
+// more than n cases.
+func commonerThan(r index.IndexReader, stem string, n int) bool {
+	for _, f := range textFields {
+		tfr, err := r.TermFieldReader(context.Background(), []byte(stem), f.name, false, false, false)
+		if err != nil {
+			continue
+		}
+		c := tfr.Count()
+		tfr.Close()
+		if c > uint64(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // known reports whether any text field holds the analyzed term.

@@ -39,7 +39,7 @@ const (
 	// maxWeightSample bounds the cases a word's weight is learned from: a
 	// word in tens of thousands of cases is judged on the first of them,
 	// so that learning it costs a bounded walk on a large corpus.
-	maxWeightSample = 2000
+	maxWeightSample = 500
 )
 
 // wordWeights computes and caches the topicality of analyzed words.
