@@ -767,12 +767,14 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		}
 		if held < fullNeed-1e-9 {
 			best = max(best, score[c])
-			partial = true
+		}
+		if got != req {
+			partial = true // the result says which hits hold every word
 		}
 		kept = append(kept, c)
 	}
 	set = kept
-	if partial {
+	if best > 0 {
 		// Every case holding all meaningful clauses ranks above every
 		// partial one.
 		for _, c := range set {
@@ -795,7 +797,13 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		}
 	}
 	buf.set = set
-	return buf, full, partial, nil
+	all := 0 // cases holding every clause, as the result reports them
+	for _, c := range set {
+		if mask[c]&req == req {
+			all++
+		}
+	}
+	return buf, all, partial, nil
 }
 
 // minShouldMatch is how many of n meaningful clauses a case must match
