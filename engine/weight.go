@@ -130,15 +130,17 @@ func (ww *wordWeights) divergence(cases []int32, counts []float64) float64 {
 // sizeBucket groups case-set sizes whose chance divergence is alike.
 func sizeBucket(n int) int { return int(math.Round(4 * math.Log2(float64(max(n, 1))))) }
 
-// chance is the mean divergence of random sets of n cases.
+// chance is the mean divergence of random sets of about n cases: of the
+// size that stands for n's bucket, drawn with the bucket as the seed, so
+// that it does not depend on which word asked first.
 func (ww *wordWeights) chance(n int, counts []float64) float64 {
 	b := sizeBucket(n)
 	if v, ok := ww.null[b]; ok {
 		return v
 	}
-	r := rand.New(rand.NewPCG(uint64(n), 0x5eed))
+	r := rand.New(rand.NewPCG(uint64(b), 0x5eed))
 	all := len(ww.caseTerms)
-	n = min(n, all)
+	n = min(max(int(math.Round(math.Exp2(float64(b)/4))), 1), all)
 	sum := 0.0
 	set := make([]int32, n)
 	for range nullSamples {
