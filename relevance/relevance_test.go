@@ -20,7 +20,7 @@ import (
 // (docs/search.md).
 var floors = map[string]struct{ recall, mrr, ndcg float64 }{
 	"tuning":   {0.90, 0.96, 0.91},
-	"held out": {0.91, 0.94, 0.91},
+	"held out": {0.91, 0.94, 0.90},
 }
 
 func TestRelevanceFloor(t *testing.T) {
