@@ -3,9 +3,12 @@ package engine_test
 import (
 	"context"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/engine"
 	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
@@ -72,4 +75,49 @@ func searchAll(t *testing.T, text string, n int) []string {
 		t.Fatal(err)
 	}
 	return ids(res)
+}
+
+// Learned weights and the spelling list are built on first use; queries
+// asking for them at once must agree and not race.
+func TestLearnedDataIsSafeForConcurrentQueries(t *testing.T) {
+	v, ps := corpus.LoadShippedVocabulary()
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	e, err := engine.Open(context.Background(), v, fixture(), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	queries := []string{"why do hedged retries make a slow query worse", "databse migration retreis", "Reason: OOMKilled", "withdrawn primary database deleted"}
+	want := map[string][]string{}
+	for _, q := range queries {
+		res, err := e.SearchCases(context.Background(), incidentlib.Query{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[q] = ids(res)
+	}
+	e2, err := engine.Open(context.Background(), v, fixture(), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			q := queries[i%len(queries)]
+			res, err := e2.SearchCases(context.Background(), incidentlib.Query{Text: q})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if got := ids(res); !slices.Equal(got, want[q]) {
+				t.Errorf("%q: %v at once, %v alone", q, got, want[q])
+			}
+		}()
+	}
+	wg.Wait()
 }
