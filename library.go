@@ -150,6 +150,10 @@ type Match struct {
 	Word   string   // as the query wrote it
 	Via    string   // "" when matched as typed; else the synonym or spelling that matched
 	Fields []string // case fields holding it: "title", "summary", "trigger", …
+	// Signature is true when Word is an error signature recognised in the
+	// query (OOMKilled) and Via what it means (out of memory): shown as
+	// "OOMKilled → out of memory".
+	Signature bool
 }
 
 // Suggestion is help for one query word that matched nothing (or little):

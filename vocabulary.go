@@ -84,6 +84,27 @@ type SynonymSet struct {
 	Why         string   // how the corpus and postmortems write it
 }
 
+// Signature is an error message, status or alert text engineers paste
+// into a search ("OOMKilled", "too many open files"): recognised in a
+// query, it is searched for what it means, and the result says so
+// ("OOMKilled → out of memory").
+type Signature struct {
+	Name     string   // the string engineers know, as the result names it
+	Means    string   // the plain words shown after the arrow
+	Match    []string // lower-case literals, matched at word boundaries whatever the punctuation between their words
+	Patterns []string // regular expressions (RE2), matched case-insensitively against the query as written
+	Search   []string // words and phrases the cases write for the symptom
+	Terms    []Term   // vocabulary terms it points at
+	Why      string   // where engineers meet it and how the cases write it
+}
+
+// Signatures is the catalogue of error signatures, with the field names of
+// pasted output ("Last State:", "Exit Code:") that carry no meaning.
+type Signatures struct {
+	Signatures  []Signature
+	Boilerplate []string
+}
+
 // Group is a family of components ("Database" holds "Application database").
 type Group struct {
 	Slug       string
@@ -101,6 +122,7 @@ type Vocabulary struct {
 	severities  []Term
 	sourceTypes []Term
 	synonyms    []SynonymSet
+	signatures  Signatures
 }
 
 // NewVocabulary indexes the given terms. It does not validate them; package
@@ -133,6 +155,16 @@ func (v *Vocabulary) WithSynonyms(sets []SynonymSet) *Vocabulary {
 	c.synonyms = sets
 	return &c
 }
+
+// WithSignatures returns a copy of v that carries the error signatures.
+func (v *Vocabulary) WithSignatures(s Signatures) *Vocabulary {
+	c := *v
+	c.signatures = s
+	return &c
+}
+
+// Signatures returns the error signatures search recognises in queries.
+func (v *Vocabulary) Signatures() Signatures { return v.signatures }
 
 // Synonyms returns the synonym sets search expands queries with.
 func (v *Vocabulary) Synonyms() []SynonymSet { return v.synonyms }

@@ -48,6 +48,9 @@ func body(c *incidentlib.Case) string {
 	for _, a := range c.ActionItems {
 		parts = append(parts, a.Text)
 	}
+	for _, q := range c.Quotes { // what people saw: the engine indexes it in a field of its own
+		parts = append(parts, q.Text)
+	}
 	return strings.Join(parts, "\n")
 }
 

@@ -21,8 +21,8 @@ const (
 	maxExpressionBytes = 60
 )
 
-// LoadShippedVocabulary loads the shipped vocabulary with its aliases and
-// synonyms, reporting the problems of all three files.
+// LoadShippedVocabulary loads the shipped vocabulary with its aliases,
+// synonyms and error signatures, reporting the problems of all four files.
 func LoadShippedVocabulary() (*incidentlib.Vocabulary, Problems) {
 	v, ps := LoadVocabulary(vocabulary.FileName, vocabulary.YAML)
 	if v == nil {
@@ -35,10 +35,12 @@ func LoadShippedVocabulary() (*incidentlib.Vocabulary, Problems) {
 	}
 	sets, sps := LoadSynonyms(vocabulary.SynonymsFileName, vocabulary.SynonymsYAML)
 	ps = append(ps, sps...)
+	sigs, gps := LoadSignatures(vocabulary.SignaturesFileName, vocabulary.SignaturesYAML, v)
+	ps = append(ps, gps...)
 	if len(ps) > 0 {
 		return nil, ps
 	}
-	return v.WithSynonyms(sets), nil
+	return v.WithSynonyms(sets).WithSignatures(sigs), nil
 }
 
 type aliasesFile struct {

@@ -28,6 +28,11 @@ type Options struct {
 	// QueryTimeout bounds the run time of one query; 0 means
 	// DefaultQueryTimeout.
 	QueryTimeout time.Duration
+	// Leaning turns on the learned relatedness of words and terms
+	// (weight.go): a word ranks higher the matching cases tagged with the
+	// term its cases lean towards. Off by default: on the tuning part of
+	// the judged set it changed nothing (docs/search.md).
+	Leaning bool
 }
 
 // Engine answers queries over one corpus. It is safe for concurrent use.
@@ -47,8 +52,17 @@ type Engine struct {
 	facets     *facetIndex
 	similarity *similarityIndex
 	lex        *lexicon
-	reused     bool
-	where      string
+	signatures *recognizer
+	// quoteShows lists, by signature name, the cases whose quoted error
+	// messages and alerts show it.
+	quoteShows map[string][]int
+	weights    *wordWeights
+	spelled    *spellings // built on the first typo
+	// leaningEnabled: words rank the cases tagged with the term their
+	// cases lean towards (Options.Leaning).
+	leaningEnabled bool
+	reused         bool
+	where          string
 
 	queryTimeout time.Duration
 
@@ -96,6 +110,11 @@ func Open(ctx context.Context, v *incidentlib.Vocabulary, cases []*incidentlib.C
 	e.facets = newFacetIndex(v, sorted)
 	e.similarity = newSimilarityIndex(v, sorted, e.facets)
 	e.lex = newLexicon(e.analyzer(), v)
+	e.signatures = newRecognizer(v.Signatures())
+	e.quoteShows = e.signatures.inQuotes(sorted)
+	e.weights = newWordWeights(v, sorted)
+	e.spelled = &spellings{}
+	e.leaningEnabled = opts.Leaning
 	log.Debug("engine ready", "cases", len(sorted), "index_reused", reused, "took", time.Since(start).Round(time.Millisecond))
 	return e, nil
 }

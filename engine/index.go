@@ -23,16 +23,19 @@ import (
 
 // indexVersion changes whenever the mapping or the document shape changes,
 // so that an index built by an older binary is never reused.
-const indexVersion = "incidentlib-index-v1"
+const indexVersion = "incidentlib-index-v2"
 
 // Indexed text fields, with the boost each gets at query time: title and
-// company above summary above the rest.
+// company above what people saw (the error messages and alerts a case
+// quotes: few words, each one an engineer pasted) above summary above the
+// rest.
 var textFields = []struct {
 	name  string
 	boost float64
 }{
 	{"title", 4},
 	{"company", 4},
+	{"quoted", 3},
 	{"summary", 2},
 	{"body", 1},
 }
@@ -42,6 +45,7 @@ var textFields = []struct {
 type indexDoc struct {
 	Title   string `json:"title"`
 	Company string `json:"company"`
+	Quoted  string `json:"quoted"`
 	Summary string `json:"summary"`
 	Body    string `json:"body"`
 }
@@ -52,7 +56,17 @@ func docFor(c *incidentlib.Case) indexDoc {
 		b.WriteString(s.text)
 		b.WriteString("\n")
 	}
-	return indexDoc{Title: c.Title, Company: c.Company, Summary: c.Summary, Body: b.String()}
+	return indexDoc{Title: c.Title, Company: c.Company, Quoted: quotedText(c), Summary: c.Summary, Body: b.String()}
+}
+
+// quotedText is what people saw, one quote a line.
+func quotedText(c *incidentlib.Case) string {
+	var b strings.Builder
+	for _, q := range c.Quotes {
+		b.WriteString(q.Text)
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // fieldText is one piece of a case's text, named by the case field it
@@ -116,6 +130,9 @@ func corpusHash(cases []*incidentlib.Case) string {
 		put(c.Title)
 		put(c.Company)
 		put(c.Summary)
+		for _, q := range c.Quotes {
+			put(q.Text)
+		}
 		for _, f := range bodyTexts(c) {
 			put(f.text)
 		}

@@ -43,10 +43,12 @@ type lexicon struct {
 	// termTokens are, per term (in terms' order), the analyzed tokens of
 	// its name and aliases, so suggestions need not analyze them again.
 	termTokens []map[string]bool
+	// forms are the other forms of irregular verbs, by analyzed form.
+	forms map[string][]string
 }
 
 func newLexicon(a analysis.Analyzer, v *incidentlib.Vocabulary) *lexicon {
-	lx := &lexicon{question: map[string]bool{}, byFirst: map[string][]expression{}}
+	lx := &lexicon{question: map[string]bool{}, byFirst: map[string][]expression{}, forms: verbForms(a)}
 	for _, w := range questionWords {
 		for _, t := range analyzedTerms(a, w) {
 			lx.question[t] = true

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -35,6 +36,14 @@ const (
 	synonymWeight = 0.9
 	fuzzyWeight   = 0.7
 	termWeight    = 0.5 // of the best text score of the clauses the term covers
+	termCredit    = 0.5 // of a clause's weight, for a case that holds it only through a term
+	leaningWeight = 0.3 // of the best text score of the word, for a matching case tagged with the term its word leans towards
+	// sentenceClauses is how many words make a query a sentence, whose
+	// words are weighed by what the corpus says of them.
+	sentenceClauses = 4
+	// meaningfulTopicality is the topicality (weight.go) from which a
+	// word counts towards how much of a query a case must hold.
+	meaningfulTopicality = 0.3
 )
 
 type matcherKind int
@@ -45,6 +54,9 @@ const (
 	matchFuzzy
 	matchTerm
 	matchYear
+	matchSignature // a recognised error signature: any of its search words
+	matchQuoted    // a recognised error signature in the cases' quotes
+	matchLeaning   // the term the cases writing a word lean towards (weight.go)
 )
 
 // matcher is one posting-list walk of a plan: a clause's own words, or an
@@ -65,7 +77,12 @@ type planClause struct {
 	display string
 	word    string // the single word, for typo fallback and suggestions; "" for phrases and ORs
 	seqs    [][]string
-	covered int // cases in the result pool covering it, after the walk
+	covered int                    // cases in the result pool covering it, after the walk
+	sig     *incidentlib.Signature // set for a recognised error signature
+	// topical is the share of its weight the clause keeps, learned from
+	// the corpus (weight.go): low for words spread over every kind of
+	// case ("make", "worse"), 1 for a signature.
+	topical float64
 }
 
 // plan is how a query's text is run.
@@ -75,6 +92,7 @@ type plan struct {
 	exclude  []query.Query
 	terms    []incidentlib.Term // recognised vocabulary terms
 	fuzzy    map[int][]string   // clause → candidate stems tried
+	spelled  map[string]string  // candidate stem → the corpus word it was found as
 	// notice says why the typo fallback was not tried for a word, when a
 	// bound of the cost model kept it from running.
 	notice string
@@ -117,9 +135,55 @@ func termQuery(stem string) query.Query {
 // a word and which spellings are near it.
 func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 	a := e.analyzer()
-	pl := &plan{fuzzy: map[int][]string{}}
+	pl := &plan{fuzzy: map[int][]string{}, spelled: map[string]string{}}
 	var stream []streamToken
 	seen := map[string]bool{}
+	termSpan := map[string]int{} // facet/slug → matcher index
+	addTerm := func(t *incidentlib.Term, span uint32) bool {
+		key := string(t.Facet) + "/" + t.Slug
+		if i, ok := termSpan[key]; ok {
+			pl.matchers[i].span |= span
+			return true
+		}
+		if len(pl.terms) == maxTermMatchers {
+			return false
+		}
+		termSpan[key] = len(pl.matchers)
+		pl.terms = append(pl.terms, *t)
+		pl.matchers = append(pl.matchers, matcher{kind: matchTerm, span: span, term: t, via: t.Name, weight: termWeight})
+		return true
+	}
+	// A recognised error signature is one clause: any of the words the
+	// cases write for its symptom will do; its terms stand in for it too.
+	for i := range p.signatures {
+		sig := &p.signatures[i]
+		var alts []item
+		var seqs [][]string
+		for _, w := range sig.Search {
+			ts := analyzedTerms(a, w)
+			if len(ts) == 0 {
+				continue
+			}
+			alts = append(alts, item{text: w, phrase: len(strings.Fields(w)) > 1 || strings.Contains(w, "-")})
+			seqs = append(seqs, ts)
+		}
+		if len(alts) == 0 || len(pl.clauses) == maxClauses {
+			continue
+		}
+		ci := len(pl.clauses)
+		pl.clauses = append(pl.clauses, planClause{display: sig.Name, seqs: seqs, sig: sig, topical: 1})
+		qs := make([]query.Query, len(alts))
+		for k, it := range alts {
+			qs[k] = itemQuery(it)
+		}
+		pl.matchers = append(pl.matchers, matcher{kind: matchSignature, span: 1 << uint(ci), q: query.NewDisjunctionQuery(qs), seqs: seqs, via: sig.Means, weight: 1})
+		if len(e.quoteShows[sig.Name]) > 0 {
+			pl.matchers = append(pl.matchers, matcher{kind: matchQuoted, span: 1 << uint(ci), via: sig.Means, weight: 1})
+		}
+		for k := range sig.Terms {
+			addTerm(&sig.Terms[k], 1<<uint(ci))
+		}
+	}
 	for _, c := range p.clauses {
 		var alts []item
 		var seqs [][]string
@@ -150,7 +214,7 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 		}
 		seen[key] = true
 		ci := len(pl.clauses)
-		pc := planClause{display: clause{alts: alts}.display(), seqs: seqs}
+		pc := planClause{display: clause{alts: alts}.display(), seqs: seqs, topical: 1}
 		if len(alts) == 1 && !alts[0].phrase && len(seqs[0]) == 1 {
 			pc.word = alts[0].text
 		}
@@ -180,26 +244,32 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 		}
 	}
 
+	// Learned word weights, for a sentence only: a few keywords are each
+	// chosen on purpose, while a question or a description carries words
+	// ("make", "kept", "worse") that say little about what it asks.
+	words := 0
+	for _, pc := range pl.clauses {
+		if pc.sig == nil {
+			words++
+		}
+	}
+	if words >= sentenceClauses {
+		for ci := range pl.clauses {
+			if pc := &pl.clauses[ci]; pc.sig == nil {
+				pc.topical = e.clauseTopicality(r, pc.seqs)
+			}
+		}
+	}
+
 	// Vocabulary terms and synonyms named in the query.
 	covered := uint32(0)
 	nSyn := 0
 	synSeen := map[string]bool{}
-	termSpan := map[string]int{} // facet/slug → matcher index
 	for _, f := range e.lex.find(stream) {
 		if f.expr.term != nil {
-			key := string(f.expr.term.Facet) + "/" + f.expr.term.Slug
-			if i, ok := termSpan[key]; ok {
-				pl.matchers[i].span |= f.span
+			if addTerm(f.expr.term, f.span) {
 				covered |= f.span
-				continue
 			}
-			if len(pl.terms) == maxTermMatchers {
-				continue
-			}
-			termSpan[key] = len(pl.matchers)
-			pl.terms = append(pl.terms, *f.expr.term)
-			pl.matchers = append(pl.matchers, matcher{kind: matchTerm, span: f.span, term: f.expr.term, via: f.expr.term.Name, weight: termWeight})
-			covered |= f.span
 			continue
 		}
 		for _, other := range e.lex.sets[f.expr.synonyms] {
@@ -217,6 +287,23 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 			}
 			pl.matchers = append(pl.matchers, matcher{kind: matchSynonym, span: f.span, q: q, seqs: [][]string{other.tokens}, via: other.text, weight: synonymWeight})
 			covered |= f.span
+		}
+	}
+
+	// Irregular verbs: withdrawn also matches withdrew and withdraw (and so
+	// withdrawal), as a synonym would.
+	for ci, pc := range pl.clauses {
+		if pc.word == "" || pc.sig != nil {
+			continue
+		}
+		for _, o := range e.lex.forms[pc.seqs[0][0]] {
+			if nSyn == maxSynonymMatchers || synSeen[o] || commonerThan(r, o, len(e.cases)/5) {
+				continue // a form most cases write says little and costs a long walk
+			}
+			synSeen[o] = true
+			nSyn++
+			pl.matchers = append(pl.matchers, matcher{kind: matchSynonym, span: 1 << uint(ci), q: termQuery(o), seqs: [][]string{{o}}, via: o, weight: synonymWeight})
+			covered |= 1 << uint(ci)
 		}
 	}
 
@@ -239,7 +326,18 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 			pl.notice = "No near spellings were tried for a word longer than " + itoa(maxFuzzyRunes) + " letters."
 			continue
 		}
-		cands := nearSpellings(r, stem, d)
+		// The corpus word nearest to what was typed, the most written
+		// first; the index's own fuzzy walk over stems when none is near.
+		var cands []string
+		for _, w := range e.spellingList().nearestWords(pc.word, d, maxFuzzyCandidates) {
+			if ts := analyzedTerms(a, w); len(ts) == 1 && !slices.Contains(cands, ts[0]) {
+				cands = append(cands, ts[0])
+				pl.spelled[ts[0]] = w
+			}
+		}
+		if len(cands) == 0 {
+			cands = nearSpellings(r, stem, d)
+		}
 		if len(cands) == 0 {
 			continue
 		}
@@ -247,6 +345,21 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 		pl.fuzzy[ci] = cands
 		for _, c := range cands {
 			pl.matchers = append(pl.matchers, matcher{kind: matchFuzzy, span: 1 << uint(ci), q: termQuery(c), seqs: [][]string{{c}}, via: c, weight: fuzzyWeight})
+		}
+	}
+	// A meaningful word whose cases lean clearly towards a vocabulary
+	// term ranks the matching cases tagged with it a little higher: the
+	// corpus's own tags say what the word is about.
+	if e.leaningEnabled {
+		for ci, pc := range pl.clauses {
+			if pc.word == "" || pc.sig != nil || covered&(1<<uint(ci)) != 0 || pc.topical < meaningfulTopicality {
+				continue
+			}
+			if t, ok := e.leaning(r, pc.seqs[0][0]); ok {
+				if _, named := termSpan[string(t.Facet)+"/"+t.Slug]; !named {
+					pl.matchers = append(pl.matchers, matcher{kind: matchLeaning, span: 1 << uint(ci), term: t, via: t.Name, weight: leaningWeight})
+				}
+			}
 		}
 	}
 	// A year ("github 2018") matches the cases that started in it.
@@ -258,12 +371,50 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 	return pl, nil
 }
 
+// maxTopicalStems bounds the words of one clause whose weights are looked
+// up: the first few words of a phrase say enough.
+const maxTopicalStems = 4
+
+// clauseTopicality is the largest topicality of the clause's words: a
+// phrase or an OR counts as much as its most meaningful word.
+func (e *Engine) clauseTopicality(r index.IndexReader, seqs [][]string) float64 {
+	best := 0.0
+	n := 0
+	for _, s := range seqs {
+		for _, stem := range s {
+			if n == maxTopicalStems {
+				return max(best, minTopicality)
+			}
+			n++
+			best = max(best, e.wordTopicality(r, stem))
+		}
+	}
+	return max(best, minTopicality)
+}
+
 func flatten(seqs [][]string) []string {
 	var out []string
 	for _, s := range seqs {
 		out = append(out, s...)
 	}
 	return out
+}
+
+// commonerThan reports whether some text field holds the analyzed term in
+// more than n cases.
+func commonerThan(r index.IndexReader, stem string, n int) bool {
+	for _, f := range textFields {
+		tfr, err := r.TermFieldReader(context.Background(), []byte(stem), f.name, false, false, false)
+		if err != nil {
+			continue
+		}
+		c := tfr.Count()
+		tfr.Close()
+		if c > uint64(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // known reports whether any text field holds the analyzed term.
@@ -376,27 +527,45 @@ func (e *Engine) walk(ctx context.Context, r index.IndexReader, q query.Query, a
 // The buffers it returns hold the set; give them back with releaseMatches.
 func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, allowed bitset) (buf *matchBuffers, complete int, partial bool, err error) {
 	buf = e.matchBuffers()
-	set, score, mask := buf.set[:0], buf.score, buf.mask
+	set, score, mask, text := buf.set[:0], buf.score, buf.mask, buf.text
 	release := func() {
 		buf.set = set
 		e.releaseMatches(buf)
 	}
 	maxTyped := make([]float64, len(pl.clauses))
+	// shows holds the cases whose text shows a recognised signature's
+	// symptom: they rank first.
+	var shows bitset
+	var sigClauses uint32
+	for ci, pc := range pl.clauses {
+		if pc.sig != nil {
+			sigClauses |= 1 << uint(ci)
+		}
+	}
+	if sigClauses != 0 {
+		shows = newBitset(len(e.cases))
+	}
 	for mi := range pl.matchers {
 		m := &pl.matchers[mi]
-		if m.kind == matchTerm || m.kind == matchYear {
+		if m.kind == matchTerm || m.kind == matchYear || m.kind == matchQuoted || m.kind == matchLeaning {
 			continue
 		}
 		ci := -1
-		if m.kind == matchTyped {
+		if m.kind == matchTyped || m.kind == matchSignature {
 			ci = bits.TrailingZeros32(m.span)
 		}
+		sig := m.kind == matchSignature
+		w := m.weight * pl.clauses[bits.TrailingZeros32(m.span)].topical
 		err := e.walk(ctx, r, m.q, allowed, func(c int, s float64) {
 			if mask[c] == 0 {
 				set = append(set, c)
 			}
+			if sig {
+				shows.set(c)
+			}
 			mask[c] |= m.span
-			score[c] += m.weight * s
+			text[c] |= m.span
+			score[c] += w * s
 			if ci >= 0 && s > maxTyped[ci] {
 				maxTyped[ci] = s
 			}
@@ -417,20 +586,43 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 	}
 	for mi := range pl.matchers {
 		m := &pl.matchers[mi]
-		if m.kind != matchTerm && m.kind != matchYear {
+		if m.kind == matchLeaning {
+			ci := bits.TrailingZeros32(m.span)
+			boost := maxTyped[ci] * pl.clauses[ci].topical * m.weight
+			for _, c := range e.facets.tagged(m.term) {
+				if text[c]&m.span != 0 {
+					score[c] += boost
+				}
+			}
 			continue
 		}
+		if m.kind != matchTerm && m.kind != matchYear && m.kind != matchQuoted {
+			continue
+		}
+		// A term is one idea however many words name it: it scores as
+		// its best word would, not as their sum, so that "cleanup script
+		// deleted" does not outweigh the rest of a sentence.
 		boost := 0.0
-		for ci := range pl.clauses {
+		for ci, pc := range pl.clauses {
 			if m.span&(1<<uint(ci)) != 0 {
-				boost += max(maxTyped[ci], fallback/2)
+				if m.kind == matchTerm && len(pl.clauses) >= sentenceClauses {
+					boost = max(boost, max(maxTyped[ci], fallback/2)*pc.topical)
+				} else {
+					boost += max(maxTyped[ci], fallback/2) * pc.topical
+				}
 			}
 		}
 		boost *= m.weight
 		var cases []int
-		if m.kind == matchTerm {
+		switch m.kind {
+		case matchTerm:
 			cases = e.facets.tagged(m.term)
-		} else {
+		case matchQuoted:
+			// What people saw is the strongest evidence of a symptom:
+			// the best text match of the clause, on top of any other.
+			cases = e.quoteShows[pl.clauses[bits.TrailingZeros32(m.span)].sig.Name]
+			boost = max(maxTyped[bits.TrailingZeros32(m.span)], fallback)
+		default:
 			cases = e.facets.startedIn(m.year)
 		}
 		for _, c := range cases {
@@ -439,6 +631,9 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 			}
 			if mask[c] == 0 {
 				set = append(set, c)
+			}
+			if m.kind == matchQuoted {
+				shows.set(c)
 			}
 			mask[c] |= m.span
 			score[c] += boost
@@ -455,7 +650,7 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		kept := set[:0]
 		for _, c := range set {
 			if out.has(c) {
-				score[c], mask[c] = 0, 0
+				score[c], mask[c], text[c] = 0, 0, 0
 				continue
 			}
 			kept = append(kept, c)
@@ -475,50 +670,139 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 	for ci, pc := range pl.clauses {
 		if pc.covered > 0 {
 			req |= 1 << uint(ci)
-			idf[ci] = math.Log(1 + float64(len(e.cases))/float64(pc.covered))
+			idf[ci] = math.Log(1+float64(len(e.cases))/float64(pc.covered)) * pc.topical
 			total += idf[ci]
 		}
 	}
-	all := 0
-	for _, c := range set {
-		if mask[c]&req == req {
-			all++
+	if sigClauses&req != 0 {
+		// The recognised signatures together weigh as much as the rest
+		// of the query: pasted text around them is mostly words no case
+		// writes.
+		others := 0.0
+		for ci := range pl.clauses {
+			if req&(1<<uint(ci)) != 0 && sigClauses&(1<<uint(ci)) == 0 {
+				others += idf[ci]
+			}
+		}
+		share := others / float64(bits.OnesCount32(req&sigClauses))
+		for ci := range pl.clauses {
+			if req&sigClauses&(1<<uint(ci)) != 0 && idf[ci] < share {
+				total += share - idf[ci]
+				idf[ci] = share
+			}
 		}
 	}
-	need := bits.OnesCount32(req)
-	if all < fewResults && need > 1 {
-		need = minShouldMatch(need)
+	// A case must hold enough of the query's meaningful clauses (the
+	// number minShouldMatch asks): words spread over every kind of case
+	// ("make", "worse") add to the score but do not decide. A clause a
+	// case holds only through a vocabulary term counts termCredit of a
+	// clause: a term adds candidates, it does not stand in for the
+	// query's other words.
+	var meaningful uint32
+	for ci, pc := range pl.clauses {
+		if req&(1<<uint(ci)) != 0 && pc.topical >= meaningfulTopicality {
+			meaningful |= 1 << uint(ci)
+		}
+	}
+	if meaningful == 0 {
+		meaningful = req
+	}
+	// When terms name the whole meaningful query ("retry storm"), their
+	// cases hold it as fully as cases whose text says so.
+	credit := termCredit
+	var termSpans uint32
+	for _, m := range pl.matchers {
+		if m.kind == matchTerm {
+			termSpans |= m.span
+		}
+	}
+	if meaningful&^termSpans == 0 {
+		credit = 1
+	}
+	heldBy := func(c int, got uint32) float64 {
+		return float64(bits.OnesCount32(text[c]&meaningful)) + credit*float64(bits.OnesCount32(got&meaningful&^text[c]))
+	}
+	need := float64(bits.OnesCount32(meaningful))
+	fullNeed := need
+	full := 0 // cases holding every meaningful clause
+	for _, c := range set {
+		if heldBy(c, mask[c]&req) >= need-1e-9 {
+			full++
+		}
+	}
+	if full < fewResults && need > 1 {
+		need = float64(minShouldMatch(int(need)))
+	}
+	// Or, as for a query of keywords, enough of all its clauses: a case
+	// holding the query's rarest word and a few common ones stays.
+	nAll := bits.OnesCount32(req)
+	needAll := nAll
+	if full < fewResults && nAll > 1 {
+		needAll = minShouldMatch(nAll)
 	}
 	kept := set[:0]
 	best := 0.0
 	for _, c := range set {
 		got := mask[c] & req
-		if bits.OnesCount32(got) < need {
-			score[c], mask[c] = 0, 0
+		held := heldBy(c, got)
+		cov := 0.0
+		for m := got; m != 0; m &= m - 1 {
+			ci := bits.TrailingZeros32(m)
+			if text[c]&(1<<uint(ci)) != 0 {
+				cov += idf[ci]
+			} else {
+				cov += idf[ci] * credit
+			}
+		}
+		if total > 0 {
+			cov /= total
+		}
+		heldAll := float64(bits.OnesCount32(text[c]&req)) + credit*float64(bits.OnesCount32(got&^text[c]))
+		if (got == 0 || (held < need-1e-9 && heldAll < float64(needAll)-1e-9)) && (shows == nil || !shows.has(c)) {
+			score[c], mask[c], text[c] = 0, 0, 0
 			continue
 		}
-		if got != req {
-			cov := 0.0
-			for m := got; m != 0; m &= m - 1 {
-				cov += idf[bits.TrailingZeros32(m)]
-			}
-			cov /= total
+		if got != req || (credit < 1 && text[c]&req != req) {
 			score[c] *= cov * cov
+		}
+		if held < fullNeed-1e-9 {
 			best = max(best, score[c])
-			partial = true
+		}
+		if got != req {
+			partial = true // the result says which hits hold every word
 		}
 		kept = append(kept, c)
 	}
 	set = kept
-	if partial {
-		// Every case matching all clauses ranks above every partial one.
+	if best > 0 {
+		// Every case holding all meaningful clauses ranks above every
+		// partial one.
 		for _, c := range set {
-			if mask[c]&req == req {
+			if heldBy(c, mask[c]&req) >= fullNeed-1e-9 {
 				score[c] += best
 			}
 		}
 	}
+	if shows != nil {
+		// The cases whose text shows a recognised symptom rank above
+		// those that match only the rest of the query or a term.
+		top := 0.0
+		for _, c := range set {
+			top = max(top, score[c])
+		}
+		for _, c := range set {
+			if shows.has(c) {
+				score[c] += top
+			}
+		}
+	}
 	buf.set = set
+	all := 0 // cases holding every clause, as the result reports them
+	for _, c := range set {
+		if mask[c]&req == req {
+			all++
+		}
+	}
 	return buf, all, partial, nil
 }
 

@@ -47,9 +47,14 @@ func (c clause) display() string {
 type parsedText struct {
 	clauses []clause
 	exclude []item
+	// signatures recognised in the text before it was parsed; their
+	// matches are no longer in the clauses.
+	signatures []incidentlib.Signature
 }
 
-func (p parsedText) empty() bool { return len(p.clauses) == 0 && len(p.exclude) == 0 }
+func (p parsedText) empty() bool {
+	return len(p.clauses) == 0 && len(p.exclude) == 0 && len(p.signatures) == 0
+}
 
 // parseText splits query text by the library's query syntax, the same in
 // every protocol:

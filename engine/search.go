@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -49,7 +50,7 @@ func (e *Engine) SearchCases(ctx context.Context, q incidentlib.Query) (*inciden
 
 // search runs q, keeping only cases in within when it is not nil.
 func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset) (*incidentlib.SearchResult, error) {
-	text, err := parseText(q.Text)
+	text, err := e.parseQuery(q.Text)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 	var score []float64 // by case number; nil without text
 	var pl *plan
 	var mask []uint32 // by case number, the clauses it matched
-	if len(text.clauses) == 0 && len(text.exclude) == 0 {
+	if text.empty() {
 		set = e.allIn(allowed)
 	} else {
 		r, err := e.reader()
@@ -149,6 +150,23 @@ func (e *Engine) search(ctx context.Context, q incidentlib.Query, within bitset)
 	return res, nil
 }
 
+// parseQuery recognises the error signatures and drops the noise of a
+// pasted text, then parses what is left by the query syntax.
+func (e *Engine) parseQuery(s string) (parsedText, error) {
+	if len(s) > incidentlib.MaxQueryLength || !utf8.ValidString(s) {
+		return parseText(s) // refused, with the reason
+	}
+	clean, sigs := e.signatures.recognize(s)
+	p, err := parseText(clean)
+	p.signatures = sigs
+	if err == nil && p.empty() {
+		// Nothing but noise (a bare id or address): search it as written
+		// rather than answer as if no text had been given.
+		return parseText(s)
+	}
+	return p, err
+}
+
 func (e *Engine) analyzer() analysis.Analyzer {
 	return e.idx.Mapping().AnalyzerNamed(en.AnalyzerName)
 }
@@ -207,14 +225,14 @@ func (e *Engine) matchBuffers() *matchBuffers {
 	if b, ok := e.matches.Get().(*matchBuffers); ok {
 		return b
 	}
-	return &matchBuffers{set: make([]int, 0, 1024), score: make([]float64, len(e.cases)), mask: make([]uint32, len(e.cases))}
+	return &matchBuffers{set: make([]int, 0, 1024), score: make([]float64, len(e.cases)), mask: make([]uint32, len(e.cases)), text: make([]uint32, len(e.cases))}
 }
 
 // releaseMatches zeroes the scores and clause masks of the result set and
 // returns the buffers. runPlan has zeroed those of the cases it dropped.
 func (e *Engine) releaseMatches(b *matchBuffers) {
 	for _, ci := range b.set {
-		b.score[ci], b.mask[ci] = 0, 0
+		b.score[ci], b.mask[ci], b.text[ci] = 0, 0, 0
 	}
 	b.set = b.set[:0]
 	e.matches.Put(b)
@@ -226,6 +244,7 @@ type matchBuffers struct {
 	set   []int
 	score []float64
 	mask  []uint32
+	text  []uint32 // the clauses matched through the case's own text
 }
 
 // sortSet returns the first n case numbers of set in order (all of them

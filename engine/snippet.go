@@ -34,7 +34,11 @@ type analyzedField struct {
 // caseFields are the fields snippets and reasons look at, in the order
 // snippets prefer them.
 func caseFields(c *incidentlib.Case) []fieldText {
-	return append([]fieldText{{"title", c.Title}, {"company", c.Company}, {"summary", c.Summary}}, bodyTexts(c)...)
+	out := []fieldText{{"title", c.Title}, {"company", c.Company}}
+	for _, q := range c.Quotes {
+		out = append(out, fieldText{"quoted", q.Text})
+	}
+	return append(append(out, fieldText{"summary", c.Summary}), bodyTexts(c)...)
 }
 
 // mayHold reports whether text holds any of the prefixes, case-folded.

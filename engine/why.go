@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -58,6 +59,26 @@ func (e *Engine) why(c *incidentlib.Case, pl *plan, analyzed []analyzedField) ([
 			}
 			continue
 		}
+		if m.kind == matchQuoted {
+			sig := pl.clauses[bits.TrailingZeros32(m.span)].sig
+			if !slices.Contains(e.quoteShows[sig.Name], e.byID[c.ID]) {
+				continue
+			}
+			if i := slices.IndexFunc(out, func(x incidentlib.Match) bool { return x.Signature && x.Word == sig.Name }); i >= 0 {
+				if !slices.Contains(out[i].Fields, "quoted") {
+					out[i].Fields = append([]string{"quoted"}, out[i].Fields...)
+				}
+				continue
+			}
+			out = append(out, incidentlib.Match{Word: sig.Name, Via: sig.Means, Signature: true, Fields: []string{"quoted"}})
+			continue
+		}
+		if m.kind == matchLeaning {
+			if slices.Contains(termsOf(c, m.term.Facet), m.term.Slug) {
+				out = append(out, incidentlib.Match{Word: pl.spanDisplay(m.span), Via: m.term.Name, Fields: []string{string(m.term.Facet)}})
+			}
+			continue
+		}
 		if m.kind == matchTerm {
 			if slices.Contains(termsOf(c, m.term.Facet), m.term.Slug) {
 				terms = append(terms, *m.term)
@@ -82,10 +103,16 @@ func (e *Engine) why(c *incidentlib.Case, pl *plan, analyzed []analyzedField) ([
 		}
 		mt := incidentlib.Match{Word: pl.spanDisplay(m.span), Fields: in}
 		switch m.kind {
+		case matchSignature:
+			mt.Via, mt.Signature = m.via, true
 		case matchSynonym:
 			mt.Via = m.via
 		case matchFuzzy:
-			mt.Via = e.surfaceForm(m.via, mt.Word)
+			if w, ok := pl.spelled[m.via]; ok {
+				mt.Via = w
+			} else {
+				mt.Via = e.surfaceForm(m.via, mt.Word)
+			}
 		}
 		out = append(out, mt)
 	}
@@ -207,7 +234,11 @@ func (e *Engine) describe(pl *plan, res *incidentlib.SearchResult) {
 		}
 		s := incidentlib.Suggestion{Word: pc.word}
 		for _, stem := range pl.fuzzy[ci] {
-			if w := e.surfaceForm(stem, pc.word); !slices.Contains(s.Spellings, w) {
+			w, ok := pl.spelled[stem]
+			if !ok {
+				w = e.surfaceForm(stem, pc.word)
+			}
+			if !slices.Contains(s.Spellings, w) {
 				s.Spellings = append(s.Spellings, w)
 			}
 		}

@@ -142,6 +142,7 @@ func (a *api) fullCase(c *incidentlib.Case) Case {
 		Remediation:   append([]string{}, c.Remediation...),
 		ActionItems:   make([]ActionItem, 0, len(c.ActionItems)),
 		Lessons:       nullable(c.Lessons),
+		Quoted:        make([]Quote, 0, len(c.Quotes)),
 		Sources:       make([]Source, 0, len(c.Sources)),
 		Verification: Verification{
 			Status:  c.Verification.Status,
@@ -154,6 +155,9 @@ func (a *api) fullCase(c *incidentlib.Case) Case {
 	}
 	for _, ai := range c.ActionItems {
 		out.ActionItems = append(out.ActionItems, ActionItem{Text: ai.Text, Estimate: nullable(ai.Estimate)})
+	}
+	for _, q := range c.Quotes {
+		out.Quoted = append(out.Quoted, Quote{Text: q.Text, Kind: q.Kind, Source: q.Source})
 	}
 	for _, s := range c.Sources {
 		src := Source{URL: nullable(s.URL), Type: s.Type, Title: nullable(s.Title), ArchivedURL: nullable(s.ArchivedURL)}

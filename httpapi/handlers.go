@@ -265,7 +265,7 @@ func (a *api) caseList(w http.ResponseWriter, q incidentlib.Query, res *incident
 	for _, h := range res.Hits {
 		hit := Hit{Case: a.caseSummary(h.Case), Snippets: a.snippets(h.Snippets), Matched: []Match{}, Terms: []TermRef{}}
 		for _, m := range h.Matched {
-			hit.Matched = append(hit.Matched, Match{Word: m.Word, Via: nullable(m.Via), Fields: append([]string{}, m.Fields...)})
+			hit.Matched = append(hit.Matched, Match{Word: m.Word, Via: nullable(m.Via), Signature: m.Signature, Fields: append([]string{}, m.Fields...)})
 		}
 		for _, t := range h.Terms {
 			hit.Terms = append(hit.Terms, a.termRef(t.Facet, t.Slug))

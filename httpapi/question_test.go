@@ -1,11 +1,13 @@
 package httpapi
 
 import (
+	"context"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
@@ -67,5 +69,42 @@ func TestCaseIDsAreNormalised(t *testing.T) {
 		if s.Case.ID != "IL-0561" {
 			t.Errorf("/api/v1/cases/%s/similar is about %s", id, s.Case.ID)
 		}
+	}
+}
+
+// A pasted error finds the cases that show it, and the first hit's reasons
+// name the signature (signature: true, via what it means).
+func TestPastedErrorsThroughTheAPI(t *testing.T) {
+	ta := newAPI(t, Config{BaseURL: "http://127.0.0.1:8080"})
+	for _, q := range enginetest.PastedQueries {
+		list, _ := getJSON[CaseList](t, ta, "/api/v1/cases?q="+url.QueryEscape(q.Text))
+		if len(list.Items) == 0 || !slices.Contains(q.Cases, list.Items[0].Case.ID) {
+			t.Errorf("%q: first hit is not one of %v", q.Text, q.Cases)
+			continue
+		}
+		if !slices.ContainsFunc(list.Items[0].Matched, func(m Match) bool {
+			return m.Signature && m.Word == q.Signature && m.Via != nil && *m.Via == q.Means
+		}) {
+			t.Errorf("%q: reasons %+v do not name %s → %s", q.Text, list.Items[0].Matched, q.Signature, q.Means)
+		}
+	}
+}
+
+// A case's JSON carries what people saw, each quote with its kind and
+// source; a case without quotes has an empty list, never null.
+func TestCaseJSONCarriesQuotes(t *testing.T) {
+	ta := newAPI(t, Config{BaseURL: "http://127.0.0.1:8080"})
+	c, err := ta.a.lib.FindCaseByID(context.Background(), "IL-0216")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ta.a.fullCase(c).Quoted; got == nil {
+		t.Error("quoted is null for a case without quotes; want []")
+	}
+	withQuotes := *c
+	withQuotes.Quotes = []incidentlib.Quote{{Text: "Reason: OOMKilled", Kind: incidentlib.QuoteLog, Source: "https://example.com/pm"}}
+	got := ta.a.fullCase(&withQuotes).Quoted
+	if len(got) != 1 || got[0] != (Quote{Text: "Reason: OOMKilled", Kind: "log", Source: "https://example.com/pm"}) {
+		t.Errorf("quoted %+v", got)
 	}
 }

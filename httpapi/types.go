@@ -104,6 +104,14 @@ type Verification struct {
 	Note    *string `json:"note"`
 }
 
+// Quote is text a source quotes verbatim: an error message, a status
+// code, an alert or a log line that people saw.
+type Quote struct {
+	Text   string `json:"text" doc:"Verbatim, as the source quotes it."`
+	Kind   string `json:"kind" enum:"error,status,alert,log" doc:"error: a message a program printed or returned; status: a status code or status-page wording; alert: a monitor's text; log: a log line."`
+	Source string `json:"source" doc:"The url of the listed source that quotes it."`
+}
+
 // Case is one incident with everything the library knows about it.
 type Case struct {
 	CaseSummary
@@ -116,6 +124,7 @@ type Case struct {
 	Remediation   []string     `json:"remediation"`
 	ActionItems   []ActionItem `json:"action_items"`
 	Lessons       *string      `json:"lessons"`
+	Quoted        []Quote      `json:"quoted" doc:"What people saw: the error messages, status codes, alerts and log lines the sources quote verbatim, each with the source that quotes it; empty when none is recorded."`
 	Sources       []Source     `json:"sources"`
 	Verification  Verification `json:"verification"`
 }
@@ -147,9 +156,10 @@ type Hit struct {
 
 // Match is one query word (or phrase) a hit holds.
 type Match struct {
-	Word   string   `json:"word" doc:"The word or phrase as the query wrote it."`
-	Via    *string  `json:"via" doc:"Null when it matched as typed; else the synonym, near spelling or vocabulary term that matched."`
-	Fields []string `json:"fields" doc:"The case fields holding it (title, summary, trigger, …); a facet name (root_cause, component, symptom, contributing_factor) when a vocabulary term matched; started when a year did."`
+	Word      string   `json:"word" doc:"The word or phrase as the query wrote it."`
+	Via       *string  `json:"via" doc:"Null when it matched as typed; else the synonym, near spelling or vocabulary term that matched, or what a recognised error signature means."`
+	Signature bool     `json:"signature" doc:"True when word is an error signature recognised in the query (OOMKilled) and via what it means (out of memory)."`
+	Fields    []string `json:"fields" doc:"The case fields holding it (title, summary, trigger, …); a facet name (root_cause, component, symptom, contributing_factor) when a vocabulary term matched; started when a year did."`
 }
 
 // RecognisedTerm is a vocabulary term the query names, offered as a filter.

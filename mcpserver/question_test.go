@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/engine/enginetest"
 )
 
@@ -213,5 +214,54 @@ func TestGetTopicListsAreBounded(t *testing.T) {
 	}
 	if len(out.Cases) > maxLimit {
 		t.Errorf("%d cases on a page", len(out.Cases))
+	}
+}
+
+func TestSearchIncidentsRecognisesPastedErrors(t *testing.T) {
+	cs := connect(t, testLibrary(t), Config{})
+	for _, q := range enginetest.PastedQueries {
+		var page CasePage
+		res := call(t, cs, "search_incidents", map[string]any{"query": q.Text}, &page)
+		if res.IsError {
+			t.Fatalf("%q: %s", q.Text, text(res))
+		}
+		if len(page.Cases) == 0 || !slices.Contains(q.Cases, page.Cases[0].ID) {
+			t.Errorf("%q: first case is not one of %v", q.Text, q.Cases)
+			continue
+		}
+		first := page.Cases[0]
+		if !strings.Contains(first.Why, "matched: "+q.Signature+" → "+q.Means) ||
+			!slices.ContainsFunc(first.Matched, func(m MatchReason) bool { return m.Signature && m.Word == q.Signature }) {
+			t.Errorf("%q: why %q / matched %+v do not name %s → %s", q.Text, first.Why, first.Matched, q.Signature, q.Means)
+		}
+	}
+}
+
+// quotingLibrary serves IL-0216 with a quote, as a case that records what
+// people saw would be served.
+type quotingLibrary struct{ incidentlib.Library }
+
+func (l quotingLibrary) FindCaseByID(ctx context.Context, id string) (*incidentlib.Case, error) {
+	c, err := l.Library.FindCaseByID(ctx, id)
+	if err != nil || c.ID != "IL-0216" {
+		return c, err
+	}
+	q := *c
+	q.Quotes = []incidentlib.Quote{{Text: "Reason: OOMKilled", Kind: incidentlib.QuoteLog, Source: "https://example.com/pm"}}
+	return &q, nil
+}
+
+func TestGetIncidentCarriesWhatPeopleSaw(t *testing.T) {
+	cs := connect(t, quotingLibrary{testLibrary(t)}, Config{})
+	var d CaseDetail
+	res := call(t, cs, "get_incident", map[string]any{"id": "IL-0216"}, &d)
+	if res.IsError {
+		t.Fatal(text(res))
+	}
+	if len(d.Quoted) != 1 || d.Quoted[0] != (Quote{Text: "Reason: OOMKilled", Kind: "log", Source: "https://example.com/pm"}) {
+		t.Errorf("quoted %+v", d.Quoted)
+	}
+	if !strings.Contains(text(res), "## What people saw") {
+		t.Errorf("the case text lacks what people saw:\n%s", text(res))
 	}
 }

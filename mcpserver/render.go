@@ -39,8 +39,16 @@ type CaseDetail struct {
 	Remediation         []string     `json:"remediation"`
 	ActionItems         []ActionItem `json:"action_items"`
 	Lessons             string       `json:"lessons,omitempty"`
+	Quoted              []Quote      `json:"quoted,omitempty" jsonschema:"what people saw: error messages, status codes, alerts and log lines the sources quote verbatim"`
 	Sources             []Source     `json:"sources"`
 	Verification        Verification `json:"verification"`
+}
+
+// Quote is text a source quotes verbatim: what people saw.
+type Quote struct {
+	Text   string `json:"text"`
+	Kind   string `json:"kind" jsonschema:"error, status, alert or log"`
+	Source string `json:"source" jsonschema:"the url of the listed source that quotes it"`
 }
 
 // ActionItem is a follow-up the company committed to.
@@ -100,6 +108,9 @@ func (h *handlers) caseDetail(c *incidentlib.Case) *CaseDetail {
 		Lessons:             c.Lessons,
 		Sources:             []Source{},
 		Verification:        Verification{Status: c.Verification.Status, Against: c.Verification.Against, Note: c.Verification.Note},
+	}
+	for _, q := range c.Quotes {
+		d.Quoted = append(d.Quoted, Quote{Text: q.Text, Kind: q.Kind, Source: q.Source})
 	}
 	if t, ok := c.TimeToDetect(); ok {
 		d.TimeToDetect = incidentlib.FormatDuration(t)
@@ -194,6 +205,13 @@ func (h *handlers) caseMarkdown(c *incidentlib.Case) string {
 	}
 	list("Action items", items)
 	section("Lessons", d.Lessons)
+	if len(d.Quoted) > 0 {
+		var saw []string
+		for _, q := range d.Quoted {
+			saw = append(saw, "`"+strings.ReplaceAll(q.Text, "`", "'")+"` ("+q.Kind+", quoted in "+q.Source+")")
+		}
+		list("What people saw", saw)
+	}
 	var srcs []string
 	for _, s := range d.Sources {
 		line := s.Type

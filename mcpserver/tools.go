@@ -105,9 +105,10 @@ type CaseHit struct {
 
 // MatchReason is one query word (or phrase) a hit holds.
 type MatchReason struct {
-	Word   string   `json:"word" jsonschema:"the word or phrase as the query wrote it"`
-	Via    string   `json:"via,omitempty" jsonschema:"absent when it matched as typed; else the synonym, near spelling or vocabulary term that matched"`
-	Fields []string `json:"fields" jsonschema:"case fields holding it (title, summary, trigger, …), a facet for a vocabulary term, started for a year"`
+	Word      string   `json:"word" jsonschema:"the word or phrase as the query wrote it"`
+	Via       string   `json:"via,omitempty" jsonschema:"absent when it matched as typed; else the synonym, near spelling or vocabulary term that matched, or what a recognised error signature means"`
+	Fields    []string `json:"fields" jsonschema:"case fields holding it (title, summary, trigger, quoted, …), a facet for a vocabulary term, started for a year"`
+	Signature bool     `json:"signature,omitempty" jsonschema:"true when word is an error signature recognised in the query (OOMKilled) and via what it means (out of memory)"`
 }
 
 // SharedTerm is a vocabulary term two related cases both carry.
@@ -492,9 +493,12 @@ func (h *handlers) casePage(res *incidentlib.SearchResult, key string) *CasePage
 		ch.Excerpt, ch.md = snippetText(hit.Snippets)
 		var why []string
 		for _, m := range hit.Matched {
-			ch.Matched = append(ch.Matched, MatchReason{Word: m.Word, Via: m.Via, Fields: m.Fields})
+			ch.Matched = append(ch.Matched, MatchReason{Word: m.Word, Via: m.Via, Fields: m.Fields, Signature: m.Signature})
 			w := m.Word
-			if m.Via != "" {
+			switch {
+			case m.Signature:
+				w = "matched: " + m.Word + " → " + m.Via
+			case m.Via != "":
 				w += " as " + m.Via
 			}
 			why = append(why, w+" in "+strings.Join(m.Fields, ", "))

@@ -36,12 +36,19 @@ type Set struct {
 }
 
 // Load reads the judged set shipped with the package.
-func Load() (*Set, error) {
+func Load() (*Set, error) { return Parse(judgedYAML) }
+
+// Parse reads a judged set in the format of judged.yaml (seed, queries with
+// q, kind, top3, top10): the shipped set, or another written apart from it.
+func Parse(data []byte) (*Set, error) {
 	var s Set
-	dec := yaml.NewDecoder(bytes.NewReader(judgedYAML))
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("judged set: %w", err)
+	}
+	if len(s.Queries) == 0 {
+		return nil, fmt.Errorf("judged set: no queries")
 	}
 	for i, q := range s.Queries {
 		if q.Text == "" || len(q.Top3)+len(q.Top10) == 0 {
@@ -53,11 +60,17 @@ func Load() (*Set, error) {
 
 // Split returns the tuning part and the held-out part: a random third,
 // drawn with the set's seed, so it is the same third on every run.
-func (s *Set) Split() (tune, held []Query) {
+func (s *Set) Split() (tune, held []Query) { return s.SplitOut(3) }
+
+// SplitOut returns the tuning part and the held-out part: a random
+// len/den of the queries (den 2 holds out half, 3 a third), drawn with
+// the set's seed, so it is the same part on every run.
+func (s *Set) SplitOut(den int) (tune, held []Query) {
+	den = max(den, 1)
 	r := rand.New(rand.NewPCG(s.Seed, s.Seed))
 	perm := r.Perm(len(s.Queries))
 	heldOut := map[int]bool{}
-	for _, i := range perm[:len(s.Queries)/3] {
+	for _, i := range perm[:len(s.Queries)/den] {
 		heldOut[i] = true
 	}
 	for i, q := range s.Queries {
@@ -91,21 +104,53 @@ type Scores struct {
 	Top3Judged int
 }
 
+// Ranker returns the IDs of the first ten cases a search engine ranks for
+// a query's text.
+type Ranker func(ctx context.Context, text string) ([]string, error)
+
+// LibraryRanker ranks with a library's SearchCases.
+func LibraryRanker(lib incidentlib.Library) Ranker {
+	return func(ctx context.Context, text string) ([]string, error) {
+		res, err := lib.SearchCases(ctx, incidentlib.Query{Text: text, PerPage: 10})
+		if err != nil {
+			return nil, err
+		}
+		var ids []string
+		for _, h := range res.Hits {
+			ids = append(ids, h.Case.ID)
+		}
+		return ids, nil
+	}
+}
+
 // Evaluate runs every query against lib and scores it.
 func Evaluate(ctx context.Context, lib incidentlib.Library, qs []Query) (Scores, []Result, error) {
-	var sc Scores
+	return EvaluateRanker(ctx, LibraryRanker(lib), qs)
+}
+
+// EvaluateRanker runs every query through rank and scores it.
+func EvaluateRanker(ctx context.Context, rank Ranker, qs []Query) (Scores, []Result, error) {
 	var out []Result
 	for _, q := range qs {
-		res, err := lib.SearchCases(ctx, incidentlib.Query{Text: q.Text, PerPage: 10})
+		got, err := rank(ctx, q.Text)
 		if err != nil {
-			return sc, nil, fmt.Errorf("%q: %w", q.Text, err)
+			return Scores{}, nil, fmt.Errorf("%q: %w", q.Text, err)
 		}
-		r := Result{Query: q}
-		for _, h := range res.Hits {
-			r.Got = append(r.Got, h.Case.ID)
+		r := Result{Query: q, Got: got}
+		if len(r.Got) > 10 {
+			r.Got = r.Got[:10]
 		}
 		score(&r)
 		out = append(out, r)
+	}
+	return Summarize(out), out, nil
+}
+
+// Summarize averages the metrics of scored results.
+func Summarize(rs []Result) Scores {
+	var sc Scores
+	for _, r := range rs {
+		q := r.Query
 		sc.Queries++
 		sc.RecallAt10 += r.Recall
 		sc.MRR += r.RR
@@ -126,7 +171,7 @@ func Evaluate(ctx context.Context, lib incidentlib.Library, qs []Query) (Scores,
 		sc.MRR /= n
 		sc.NDCGAt10 /= n
 	}
-	return sc, out, nil
+	return sc
 }
 
 // score fills in a result's metrics. A top-3 case has gain 2, a top-10

@@ -27,3 +27,12 @@ var SynonymsYAML []byte
 
 // SynonymsFileName is how problems in the shipped synonyms are reported.
 const SynonymsFileName = "vocabulary/synonyms.yaml"
+
+// SignaturesYAML is signatures.yaml: the error messages, statuses and
+// alert texts search recognises in a pasted query.
+//
+//go:embed signatures.yaml
+var SignaturesYAML []byte
+
+// SignaturesFileName is how problems in the shipped signatures are reported.
+const SignaturesFileName = "vocabulary/signatures.yaml"

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,6 +89,46 @@ func TestCasePageRedirectsOtherIDSpellings(t *testing.T) {
 		w := get(t, h, "GET", "/cases/"+id, nil)
 		if w.Code != http.StatusMovedPermanently || w.Header().Get("Location") != "/cases/IL-0561" {
 			t.Errorf("/cases/%s: %d to %q", id, w.Code, w.Header().Get("Location"))
+		}
+	}
+}
+
+// A case page lists what people saw: each quoted error message, status or
+// alert, its kind and the source it is quoted in.
+func TestCasePageShowsWhatPeopleSaw(t *testing.T) {
+	_, h := newFixtureHandler(t)
+	body := get(t, h, "GET", "/cases/IL-0003", nil).Body.String()
+	for _, want := range []string{
+		`<h2 id="saw-h">What people saw</h2>`,
+		`<li><code>upstream connect error or disconnect/reset before headers</code> <span class="meta">error message, quoted in <a href="https://news.example.net/lb" rel="external noopener">news.example.net/lb</a></span></li>`,
+		`<code>503 Service Unavailable</code> <span class="meta">status,`,
+		`<a href="#saw-h">What people saw</a>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("IL-0003 page lacks %s", want)
+		}
+	}
+	if strings.Contains(get(t, h, "GET", "/cases/IL-0002", nil).Body.String(), "What people saw") {
+		t.Error("a case without quotes shows the section")
+	}
+}
+
+// A pasted error finds the cases that show it through the page too, and
+// the page says what the signature means.
+func TestPastedErrorsThroughThePage(t *testing.T) {
+	h := shippedHandler(t)
+	for _, q := range enginetest.PastedQueries {
+		w := get(t, h, "GET", "/search?q="+url.QueryEscape(q.Text), nil)
+		if w.Code != http.StatusOK {
+			t.Fatalf("%q: status %d", q.Text, w.Code)
+		}
+		body := html.UnescapeString(w.Body.String())
+		m := hitLink.FindStringSubmatch(body)
+		if m == nil || !slices.Contains(q.Cases, m[1]) {
+			t.Errorf("%q: first hit %v is not one of %v", q.Text, m, q.Cases)
+		}
+		if want := "matched: <strong>" + q.Signature + "</strong> → " + q.Means; !strings.Contains(body, want) {
+			t.Errorf("%q: the page does not say %q", q.Text, want)
 		}
 	}
 }

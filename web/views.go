@@ -66,6 +66,9 @@ type caseView struct {
 	Factors      []termLink
 	Groups       []termLink // component groups, for the header tags
 	Sources      []sourceView
+	// Quotes are what people saw: the error messages, statuses and alerts
+	// the sources quote, each with the source it is quoted in.
+	Quotes []quoteView
 	// Facts are the key facts the sources give, in the page's order;
 	// Unknown names those they do not, so the page says it once.
 	Facts   []fact
@@ -75,6 +78,20 @@ type caseView struct {
 // fact is one known key fact.
 type fact struct {
 	Name, Value string
+}
+
+// quoteView is one quoted error message, status or alert.
+type quoteView struct {
+	Text       string
+	Kind       string // "error message", "status", "alert", "log line"
+	SourceURL  string
+	SourceName string // the source's title, or its site
+}
+
+// quoteKinds name the quote kinds on the page.
+var quoteKinds = map[string]string{
+	incidentlib.QuoteError: "error message", incidentlib.QuoteStatus: "status",
+	incidentlib.QuoteAlert: "alert", incidentlib.QuoteLog: "log line",
 }
 
 type sourceView struct {
@@ -163,6 +180,18 @@ func (s *server) caseView(c *incidentlib.Case) caseView {
 		}
 		v.Sources = append(v.Sources, sv)
 	}
+	for _, q := range c.Quotes {
+		qv := quoteView{Text: q.Text, Kind: quoteKinds[q.Kind], SourceURL: q.Source, SourceName: q.Source}
+		if qv.Kind == "" {
+			qv.Kind = q.Kind
+		}
+		for _, sv := range v.Sources {
+			if sv.URL == q.Source && sv.LinkText != "" {
+				qv.SourceName = sv.LinkText
+			}
+		}
+		v.Quotes = append(v.Quotes, qv)
+	}
 	return v
 }
 
@@ -175,9 +204,10 @@ type hitView struct {
 
 // matchView is one line of "why it matched".
 type matchView struct {
-	Word   string
-	Via    string
-	Fields string // "title, summary"
+	Word      string
+	Via       string
+	Fields    string // "title, summary"
+	Signature bool   // Word is an error signature, Via what it means
 }
 
 type snippetView struct {
@@ -190,7 +220,7 @@ var fieldNames = map[string]string{
 	"detection": "Detection", "remediation": "Remediation", "action_items": "Action items",
 	"lessons": "Lessons", "scope": "Scope", "company": "Company",
 	"root_cause": "Root cause", "component": "Component", "symptom": "Symptom", "contributing_factor": "Contributing factor",
-	"started": "Year",
+	"started": "Year", "quoted": "What people saw",
 }
 
 func (s *server) hits(hs []incidentlib.Hit) []hitView {
@@ -213,7 +243,7 @@ func (s *server) hits(hs []incidentlib.Hit) []hitView {
 				}
 				fields = append(fields, strings.ToLower(name))
 			}
-			hv.Matched = append(hv.Matched, matchView{Word: m.Word, Via: m.Via, Fields: strings.Join(fields, ", ")})
+			hv.Matched = append(hv.Matched, matchView{Word: m.Word, Via: m.Via, Fields: strings.Join(fields, ", "), Signature: m.Signature})
 		}
 		out = append(out, hv)
 	}

@@ -221,6 +221,9 @@ func (b *storeLibraries) vocabulary(vocab []byte) error {
 	if withAliases, ps := corpus.LoadAliases(vocabulary.AliasesFileName, vocabulary.AliasesYAML, nv); withAliases != nil && len(ps) == 0 {
 		if sets, sps := corpus.LoadSynonyms(vocabulary.SynonymsFileName, vocabulary.SynonymsYAML); len(sps) == 0 {
 			nv = withAliases.WithSynonyms(sets)
+			if sigs, gps := corpus.LoadSignatures(vocabulary.SignaturesFileName, vocabulary.SignaturesYAML, nv); len(gps) == 0 {
+				nv = nv.WithSignatures(sigs)
+			}
 		}
 	} else {
 		b.log.Warn("the shipped aliases do not fit the store's vocabulary; search runs without them", "problems", len(ps))

@@ -76,3 +76,27 @@ var IssueQueries = []IssueQuery{
 	// Cases whose titles name a thundering herd.
 	{Text: "thundering herd", Want: "IL-0137", Also: []string{"IL-0613", "IL-0879", "IL-1167"}},
 }
+
+// PastedQuery is text engineers paste into a search (an alert, a log line,
+// `kubectl describe` output) that names a known error signature. The first
+// hit must be one of the cases that show the symptom, and its "why it
+// matched" must name the signature and what it means.
+type PastedQuery struct {
+	Text      string
+	Signature string   // the signature's name, as "why it matched" shows it
+	Means     string   // what it means, shown after the arrow
+	Cases     []string // cases whose text shows the symptom
+}
+
+// PastedQueries are the issue's own pasted examples, and one of each
+// family the signature catalogue covers that the corpus can answer.
+var PastedQueries = []PastedQuery{
+	{Text: "Last State: Terminated\n  Reason: OOMKilled\n  Exit Code: 137\n  Started: Mon, 01 Dec 2025 10:02:11 +0000",
+		Signature: "OOMKilled", Means: "out of memory",
+		Cases: []string{"IL-0066", "IL-0216", "IL-0608", "IL-0718", "IL-0726", "IL-0796", "IL-0825", "IL-0872", "IL-0935", "IL-1100", "IL-1172"}},
+	{Text: "2025/12/01 10:02:11 http: Accept error: accept tcp [::]:8080: accept4: too many open files; retrying in 1s",
+		Signature: "too many open files", Means: "file descriptor limit", Cases: []string{"IL-0049"}},
+	{Text: "dial tcp: lookup db.internal on 10.96.0.10:53: read udp 10.244.1.7:41235->10.96.0.10:53: i/o timeout",
+		Signature: "DNS lookup failure", Means: "DNS resolution failing",
+		Cases: []string{"IL-0029", "IL-0067", "IL-0149", "IL-0216", "IL-0802", "IL-0850"}},
+}
