@@ -156,6 +156,14 @@ func (e *Engine) Apply(ctx context.Context, changed []*incidentlib.Case, removed
 	}
 	n.similarity = newSimilarityIndexReusing(n.vocab, sorted, n.facets, hashes)
 	n.lex = newLexicon(n.analyzer(), n.vocab)
+	// What search learns from the corpus is learned again from the new
+	// one: the signatures the quotes show, the words' weights and the
+	// spellings typos are corrected to.
+	n.signatures = e.signatures
+	n.quoteShows = n.signatures.inQuotes(sorted)
+	n.weights = newWordWeights(n.vocab, sorted)
+	n.spelled = &spellings{}
+	n.leaningEnabled = e.leaningEnabled
 	s.latest = n
 	return n, nil
 }

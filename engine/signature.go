@@ -135,24 +135,23 @@ func (rz *recognizer) recognize(text string) (string, []incidentlib.Signature) {
 		// spans are in catalogue order: a signature listed earlier (the
 		// more specific) takes a text that a later one also matches, and
 		// its span grows to cover both.
+		// Overlapping matches are joined into one span (a chain of
+		// overlaps too, so that the spans kept never overlap), named by the
+		// signature listed first in the catalogue among them.
+		sort.SliceStable(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
 		var kept []span
 		for _, s := range spans {
 			if s.to <= s.from {
 				continue
 			}
-			merged := false
-			for i, k := range kept {
-				if s.from < k.to && k.from < s.to {
-					kept[i].from, kept[i].to = min(k.from, s.from), max(k.to, s.to)
-					merged = true
-					break
-				}
+			if n := len(kept); n > 0 && s.from < kept[n-1].to {
+				k := &kept[n-1]
+				k.to = max(k.to, s.to)
+				k.sig = min(k.sig, s.sig)
+				continue
 			}
-			if !merged {
-				kept = append(kept, s)
-			}
+			kept = append(kept, s)
 		}
-		sort.Slice(kept, func(i, j int) bool { return kept[i].from < kept[j].from })
 		var b strings.Builder
 		last := 0
 		seen := map[int]bool{}

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/incidentlib/incidentlib/corpus"
 	"github.com/incidentlib/incidentlib/engine"
 	"github.com/incidentlib/incidentlib/engine/enginetest"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestPastedErrorsFindTheCasesThatShowThem(t *testing.T) {
@@ -137,4 +139,30 @@ func TestAQueryOfNoiseAloneIsNotEmpty(t *testing.T) {
 	if res.Total == all.Total || res.Sort != incidentlib.SortRelevance {
 		t.Errorf("a query of ids returned %d of %d cases, sorted %s", res.Total, all.Total, res.Sort)
 	}
+}
+
+// TestPastedTextNeverPanics runs every query of the judged relevance sets
+// (pasted alerts, log lines and kubectl output among them) through search:
+// matches of several signatures that overlap one another in a chain once
+// made recognition slice the text backwards and panic.
+func TestPastedTextNeverPanics(t *testing.T) {
+	for _, file := range []string{"../relevance/judged.yaml", "../relevance/blind.yaml"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var set struct {
+			Queries []struct {
+				Q string `yaml:"q"`
+			} `yaml:"queries"`
+		}
+		if err := yaml.Unmarshal(data, &set); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for _, q := range set.Queries {
+			search(t, q.Q)
+		}
+	}
+	// Three signatures whose matches chain: each overlaps the next.
+	search(t, "dial tcp: lookup db on 10.96.0.10:53: read udp 10.1.2.3:40000->10.96.0.10:53: i/o timeout context deadline exceeded i/o timeout")
 }

@@ -95,8 +95,14 @@ func (s *spellings) nearestWords(word string, d, n int) []string {
 		}
 		return cands[i].word < cands[j].word
 	})
+	// Only the nearest words are offered: a word two edits away is no
+	// reading of a typo that one edit explains ("replcation" is
+	// replication, not revocation).
 	var out []string
 	for _, c := range cands[:min(n, len(cands))] {
+		if c.dist > cands[0].dist {
+			break
+		}
 		out = append(out, c.word)
 	}
 	return out
