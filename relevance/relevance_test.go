@@ -17,9 +17,13 @@ import (
 // word weights (issue 20): tuning 0.909 / 0.965 / 0.916 (was 0.907 / 0.945
 // / 0.900), held out 0.918 / 0.949 / 0.910 (was 0.921 / 0.964 / 0.921);
 // the held-out part fell a little and the floor records it as it is
-// (docs/search.md).
+// (docs/search.md). Re-recorded again the same day at 825 cases, after
+// 60 new cases (judged into the set by reading them, where they answer a
+// query) and the second readings' edits to the early cases, with no
+// ranking change: tuning 0.909 / 0.942 / 0.899, held out 0.916 / 0.940 /
+// 0.903.
 var floors = map[string]struct{ recall, mrr, ndcg float64 }{
-	"tuning":   {0.90, 0.96, 0.91},
+	"tuning":   {0.90, 0.94, 0.89},
 	"held out": {0.91, 0.94, 0.90},
 }
 
