@@ -77,8 +77,8 @@ func measureBlind(t *testing.T) blindFigures {
 	for _, app := range blindApps {
 		dir := filepath.Join("testdata", "blind", app)
 		var exp struct {
-			Gaps     []blindEntry `yaml:"gaps"`
-			NotAGap  []blindEntry `yaml:"not_a_gap"`
+			Gaps    []blindEntry `yaml:"gaps"`
+			NotAGap []blindEntry `yaml:"not_a_gap"`
 		}
 		readYAML(t, filepath.Join(dir, "expected.yaml"), &exp)
 		right, wrong := map[string]bool{}, map[string]bool{}
