@@ -128,6 +128,7 @@ apiVersion: v1
 kind: Service
 metadata: {name: web}
 spec:
+  type: LoadBalancer
   selector: {app: web}
   ports: [{port: 80, targetPort: 8080}]
 `), 0o644)

@@ -394,7 +394,7 @@ func TestBrowserJourney(t *testing.T) {
 	}
 	if n := b.count("ul.cited > li"); n == 0 {
 		t.Error("the check page cites no case")
-	} else if !strings.HasPrefix(b.text("ul.cited > li .reason"), "tagged ") {
+	} else if !strings.Contains(b.text("ul.cited > li .reason"), "shows the gap in the browser test") {
 		t.Errorf("first cited case's reason %q", b.text("ul.cited > li .reason"))
 	}
 	if got := b.eval(`getComputedStyle(document.querySelector('pre.yaml code')).whiteSpace`); got != "pre" {
@@ -456,11 +456,23 @@ func browserChecks(t *testing.T, lib incidentlib.Library) []incidentlib.Check {
 			top = fc
 		}
 	}
+	// The check cites the two newest cases tagged with that factor, as the
+	// citation table names the cases a check cites.
+	res, err := lib.SearchCases(context.Background(), incidentlib.Query{
+		Filters: incidentlib.Filters{ContributingFactors: []string{top.Term.Slug}}, Sort: incidentlib.SortNewest, Page: 1, PerPage: 2})
+	if err != nil || len(res.Hits) == 0 {
+		t.Fatalf("no case tagged %s: %v", top.Term.Slug, err)
+	}
+	var cited []incidentlib.CheckCase
+	for _, h := range res.Hits {
+		cited = append(cited, incidentlib.CheckCase{ID: h.Case.ID, Why: "shows the gap in the browser test"})
+	}
 	return []incidentlib.Check{{
 		ID: "KG900", Title: "Browser test check", Severity: incidentlib.CheckHigh,
 		Rule: "A rule in one sentence.", Why: "Why it matters.", Fix: "How to fix it.",
 		FixYAML: "spec:\n  replicas: 3\n",
 		Guards:  []incidentlib.TermRef{{Facet: incidentlib.FacetContributingFactor, Slug: top.Term.Slug}},
+		Cases:   cited,
 	}}
 }
 

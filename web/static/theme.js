@@ -20,9 +20,11 @@
     var button = document.getElementById("theme-toggle");
     if (!button) { return; }
     function label(theme) {
-      var name = theme === "auto" ? "as the system" : theme;
-      button.textContent = theme === "auto" ? "Auto" : theme === "light" ? "Light" : "Dark";
-      button.setAttribute("aria-label", "Colour theme: " + name + " (change)");
+      // The accessible name starts with the visible word, so that a
+      // person who sees "Auto" can say it to a voice control.
+      var shown = theme === "auto" ? "Auto" : theme === "light" ? "Light" : "Dark";
+      button.textContent = shown;
+      button.setAttribute("aria-label", shown + " colour theme" + (theme === "auto" ? ", as the system" : "") + " (change)");
     }
     label(read());
     button.addEventListener("click", function () {
