@@ -26,10 +26,7 @@ func (m *Main) runUser(ctx context.Context, args []string) int {
 	storeFlag(fs, &url)
 	fs.StringVar(&team, "team", "", "the team whose private cases the account sees and writes")
 	fs.StringVar(&role, "role", "", "reader, submitter, reviewer, admin or maintainer")
-	name, rest := "", args[1:]
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		name, rest = rest[0], rest[1:]
-	}
+	name, rest := leadingArg(args[1:])
 	if code, ok := parseFlags(fs, rest); !ok {
 		return code
 	}
@@ -140,10 +137,7 @@ func (m *Main) runUserDisable(ctx context.Context, args []string) int {
 	var url, actor string
 	storeFlag(fs, &url)
 	fs.StringVar(&actor, "as", "admin", "who the audit log names as disabling it")
-	name, rest := "", args
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		name, rest = rest[0], rest[1:]
-	}
+	name, rest := leadingArg(args)
 	if code, ok := parseFlags(fs, rest); !ok {
 		return code
 	}
@@ -176,10 +170,7 @@ func (m *Main) runWithdraw(ctx context.Context, args []string) int {
 	storeFlag(fs, &url)
 	fs.StringVar(&reason, "reason", "", "why (kept in the audit log)")
 	fs.StringVar(&actor, "as", "maintainer", "who the audit log names as withdrawing it")
-	id, rest := "", args
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		id, rest = rest[0], rest[1:]
-	}
+	id, rest := leadingArg(args)
 	if code, ok := parseFlags(fs, rest); !ok {
 		return code
 	}
@@ -214,10 +205,7 @@ func (m *Main) runPurge(ctx context.Context, args []string) int {
 	var url, actor string
 	storeFlag(fs, &url)
 	fs.StringVar(&actor, "as", "maintainer", "who the audit log names as purging it")
-	id, rest := "", args
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		id, rest = rest[0], rest[1:]
-	}
+	id, rest := leadingArg(args)
 	if code, ok := parseFlags(fs, rest); !ok {
 		return code
 	}
@@ -244,4 +232,13 @@ func (m *Main) runPurge(ctx context.Context, args []string) int {
 	fmt.Fprintf(m.Stderr, "ok: %s: %d old versions deleted, %d drafts emptied%s\n", norm, res.Versions, res.Drafts,
 		map[bool]string{true: ", the withdrawn case's text removed", false: ""}[res.Case])
 	return exitOK
+}
+
+// leadingArg splits off a command's first argument when it is not a flag
+// (`incidentlib purge IL-0042 --as NAME`), so that flags may follow it.
+func leadingArg(args []string) (string, []string) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		return args[0], args[1:]
+	}
+	return "", args
 }
