@@ -96,7 +96,7 @@ var PastedQueries = []PastedQuery{
 		Cases: []string{"IL-0066", "IL-0216", "IL-0608", "IL-0718", "IL-0726", "IL-0796", "IL-0825", "IL-0872", "IL-0935", "IL-1100", "IL-1172",
 			"IL-1202", "IL-1213", "IL-1217", "IL-1308", // the Kubernetes cases of 2 December 2026
 			"IL-1455", "IL-1456", // Prometheus OOMKilled at its container limit (exit code 137)
-			"IL-1330", "IL-1341"}}, // CoreDNS and Prometheus pods OOM-killed, added later that day
+			"IL-1330"}}, // CoreDNS pods OOM-killed, added later that day
 	{Text: "2025/12/01 10:02:11 http: Accept error: accept tcp [::]:8080: accept4: too many open files; retrying in 1s",
 		Signature: "too many open files", Means: "file descriptor limit", Cases: []string{"IL-0049", "IL-1407"}},
 	{Text: "dial tcp: lookup db.internal on 10.96.0.10:53: read udp 10.244.1.7:41235->10.96.0.10:53: i/o timeout",
