@@ -39,6 +39,16 @@ type Config struct {
 	RateBurst int
 	// SecureCookies marks the session cookie Secure (serve over HTTPS).
 	SecureCookies bool
+	// Vocabulary gives the form's pickers their terms and definitions.
+	Vocabulary func() *incidentlib.Vocabulary
+	// Parse reads a case file as it will be published (with the ID it
+	// will have), for the preview: the case, or nil when the file is not
+	// a case at all, and its problems.
+	Parse func(content []byte, id string) (*incidentlib.Case, []incidentlib.Problem)
+	// Site renders the pages in the site's layout and the preview with
+	// the case page's template. Without it the pages have a plain layout
+	// of their own and no preview.
+	Site Site
 }
 
 // Limits on what one request may send.
