@@ -321,3 +321,29 @@ func TestPreviewRendersTheCasePage(t *testing.T) {
 		t.Errorf("preview of a list: %d\n%s", code, body)
 	}
 }
+
+// "Propose an edit" starts from the case as published, in the form.
+func TestEditStartsFromThePublishedCase(t *testing.T) {
+	h, wf := newEditorTest(t)
+	f := sampleForm()
+	f.ID = "IL-0561"
+	wf.history = map[string][]incidentlib.CaseVersion{"IL-0561": {{Version: 1, Content: []byte("id: IL-0561\ntitle: old\n")}, {Version: 2, Content: f.yamlOf()}}}
+	r := do(h, "GET", "/drafts/new?case=IL-0561", nil, "session-ana", nil)
+	body := bodyOf(r)
+	if r.StatusCode != 200 {
+		t.Fatalf("edit page: %d", r.StatusCode)
+	}
+	got, _ := formFromValues(formValues(t, body))
+	if got.Title != f.Title || got.ID != "IL-0561" || formValues(t, body).Get("case_id") != "IL-0561" {
+		t.Errorf("the edit starts from title %q, id %q; want the newest version", got.Title, got.ID)
+	}
+	// A case the account may not read the history of starts from its ID.
+	r = do(h, "GET", "/drafts/new?case=IL-0562", nil, "session-ana", nil)
+	body = bodyOf(r)
+	if got, _ := formFromValues(formValues(t, body)); r.StatusCode != 200 || got.ID != "IL-0562" || got.Title != "" {
+		t.Errorf("edit of a case without history: %d, %+v", r.StatusCode, got)
+	}
+	if r := do(h, "GET", "/drafts/new?case=nonsense", nil, "session-ana", nil); r.StatusCode != 400 {
+		t.Errorf("an edit of %q: %d, want 400", "nonsense", r.StatusCode)
+	}
+}
