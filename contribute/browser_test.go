@@ -244,42 +244,64 @@ func (b *tab) screenshot(name string) {
 	b.t.Logf("screenshot %s", p)
 }
 
-// accessible runs axe-core on the open page at 1280 and 390 px, fails
-// the test on any violation, and checks that nothing scrolls sideways.
+// accessible runs axe-core on the open page at 1280 and 390 px, in the
+// light and the dark scheme, fails the test on any violation, and checks
+// that nothing scrolls sideways.
 func (b *tab) accessible(what string) {
 	b.t.Helper()
-	for _, width := range []int64{1280, 390} {
-		b.viewport(width)
-		ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
-		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](b.axe+";true")); err != nil {
-			cancel()
-			b.t.Fatalf("inject axe: %v", err)
-		}
-		out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
-		cancel()
-		if err != nil {
-			b.t.Fatalf("run axe: %v", err)
-		}
-		var vs []struct {
-			ID, Impact, Help string
-			Nodes            []struct{ Target []any }
-		}
-		if err := json.Unmarshal([]byte(out), &vs); err != nil {
-			b.t.Fatalf("axe result: %v", err)
-		}
-		for _, v := range vs {
-			var where []string
-			for _, n := range v.Nodes {
-				where = append(where, strings.Trim(strings.Join(strings.Fields(strings.Trim(jsonText(n.Target), "[]")), " "), `"`))
+	for _, scheme := range []string{"light", "dark"} {
+		b.colorScheme(scheme)
+		for _, width := range []int64{1280, 390} {
+			b.viewport(width)
+			for _, v := range b.axeViolations() {
+				var where []string
+				for _, n := range v.Nodes {
+					where = append(where, jsonText(n.Target))
+				}
+				b.t.Errorf("%s at %dpx, %s: axe %s (%s): %s — %s", what, width, scheme, v.ID, v.Impact, v.Help, strings.Join(where, "; "))
 			}
-			b.t.Errorf("%s at %dpx: axe %s (%s): %s — %s", what, width, v.ID, v.Impact, v.Help, strings.Join(where, "; "))
-		}
-		if got := b.eval(`String(document.documentElement.scrollWidth - window.innerWidth)`); got != "0" {
-			wide := b.eval(`Array.from(document.querySelectorAll("body *")).filter(e => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map(e => e.tagName + "#" + e.id + "." + e.className).join(", ")`)
-			b.t.Errorf("%s scrolls sideways by %spx at %dpx (%s)", what, got, width, wide)
+			if got := b.eval(`String(document.documentElement.scrollWidth - window.innerWidth)`); got != "0" {
+				wide := b.eval(`Array.from(document.querySelectorAll("body *")).filter(e => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map(e => e.tagName + "#" + e.id + "." + e.className).join(", ")`)
+				b.t.Errorf("%s scrolls sideways by %spx at %dpx (%s)", what, got, width, wide)
+			}
 		}
 	}
+	b.colorScheme("light")
 	b.viewport(1280)
+}
+
+type axeViolation struct {
+	ID, Impact, Help string
+	Nodes            []struct{ Target []any }
+}
+
+func (b *tab) axeViolations() []axeViolation {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](b.axe+";true")); err != nil {
+		b.t.Fatalf("inject axe: %v", err)
+	}
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("run axe: %v", err)
+	}
+	var vs []axeViolation
+	if err := json.Unmarshal([]byte(out), &vs); err != nil {
+		b.t.Fatalf("axe result: %v", err)
+	}
+	return vs
+}
+
+func (b *tab) colorScheme(scheme string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+	}); err != nil {
+		b.t.Fatalf("emulate prefers-color-scheme %s: %v", scheme, err)
+	}
 }
 
 func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
