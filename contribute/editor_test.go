@@ -347,3 +347,33 @@ func TestEditStartsFromThePublishedCase(t *testing.T) {
 		t.Errorf("an edit of %q: %d, want 400", "nonsense", r.StatusCode)
 	}
 }
+
+func TestFormScriptAndLimits(t *testing.T) {
+	h, _ := newEditorTest(t)
+	r := do(h, "GET", "/drafts/new", nil, "session-ana", nil)
+	page := bodyOf(r)
+	if !strings.Contains(page, `<script src="/drafts/form.js" defer></script>`) ||
+		!strings.Contains(r.Header.Get("Content-Security-Policy"), "script-src 'self'") ||
+		strings.Contains(r.Header.Get("Content-Security-Policy"), "unsafe-inline") {
+		t.Errorf("the form page does not load its script under a policy that allows only the site's own: %s", r.Header.Get("Content-Security-Policy"))
+	}
+	r = do(h, "GET", "/drafts/form.js", nil, "", nil)
+	if js := bodyOf(r); r.StatusCode != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/javascript") || !strings.Contains(js, "data-validate") {
+		t.Errorf("form.js: %d %s", r.StatusCode, r.Header.Get("Content-Type"))
+	}
+	// The YAML view's problems come back with their lines and no field
+	// the page lacks.
+	vals := url.Values{"csrf": {csrfToken("session-ana")}, "view": {"yaml"}, "content": {"title: x\ncompany: y\nroot_cause: sofware-bug\n"}}
+	code, body := send(h, "/drafts/validate", vals, "")
+	if code != 200 || !strings.Contains(body, `"line":3`) || !strings.Contains(body, `did you mean \"software-bug\"`) {
+		t.Errorf("validate the YAML view: %d %s", code, body)
+	}
+	// A body over the limit is refused before it is read.
+	vals.Set("content", strings.Repeat("x", maxBody+100<<10))
+	if code, _ := send(h, "/drafts/validate", vals, ""); code != 413 {
+		t.Errorf("validate 1.1 MiB: %d, want 413", code)
+	}
+	if code, _ := send(h, "/drafts", vals, "preview"); code != 413 {
+		t.Errorf("preview 1.1 MiB: %d, want 413", code)
+	}
+}
