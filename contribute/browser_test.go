@@ -437,6 +437,9 @@ func TestBrowserContributor(t *testing.T) {
 	if got := b.eval(`document.querySelector("table.diff-side td.added") ? document.querySelector("table.diff-side td.added").innerText : ""`); !strings.Contains(got, "DigitalOcean, Inc.") {
 		t.Errorf("review: the added line is %q", got)
 	}
+	if got := b.eval(`document.querySelector("tr.folded") ? document.querySelector("tr.folded").innerText : ""`); !strings.Contains(got, "unchanged lines") {
+		t.Errorf("review: the unchanged part of the file is not folded (%q)", got)
+	}
 	b.accessible("review with the side-by-side diff")
 	b.screenshot("contribute-review-1280")
 }

@@ -420,11 +420,11 @@ func TestSideBySide(t *testing.T) {
 	lines, _ := Diff("a\nb\nc\nd\n", "a\nB\nc\nd\ne\n")
 	rows := SideBySide(lines)
 	want := []DiffRow{
-		{" ", "a", " ", "a"},
-		{"-", "b", "+", "B"},
-		{" ", "c", " ", "c"},
-		{" ", "d", " ", "d"},
-		{"", "", "+", "e"},
+		{" ", "a", " ", "a", 0},
+		{"-", "b", "+", "B", 0},
+		{" ", "c", " ", "c", 0},
+		{" ", "d", " ", "d", 0},
+		{"", "", "+", "e", 0},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("rows = %+v", rows)

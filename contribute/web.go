@@ -337,7 +337,7 @@ func (h *Handler) draftPage(r *http.Request, a *incidentlib.Account, session str
 	if d.CaseID != "" && d.State != incidentlib.DraftPublished {
 		if vs, err := h.cfg.Workflow.CaseHistory(r.Context(), a, d.CaseID); err == nil && len(vs) > 0 {
 			p.Diff, _ = Diff(string(vs[len(vs)-1].Content), string(d.Content))
-			p.Rows = SideBySide(p.Diff)
+			p.Rows = FoldUnchanged(SideBySide(p.Diff), 3)
 		}
 	}
 	return p, nil
