@@ -373,8 +373,9 @@ func (e *editorView) SourceRows() []sourceRow {
 func (e *editorView) Kubegap() string { return strings.Join(e.Form.KubegapChecks, ", ") }
 
 // handleEditor does what a posted editor asks: switch views, add a row,
-// check, preview, or (save) hand the case file to save. It reports
-// whether it answered the request itself.
+// check, preview, or save: a case file that validates goes to save, which
+// answers the request; one that does not is drawn again with its
+// messages next to their fields.
 func (h *Handler) handleEditor(w http.ResponseWriter, r *http.Request, p page, save func(content []byte) error) error {
 	e := p.Editor
 	content, _ := h.readEditor(r, e)
@@ -452,7 +453,6 @@ func (h *Handler) validateDraft(w http.ResponseWriter, r *http.Request, a *incid
 			return err
 		}
 	}
-	w.Header().Set("Content-Type", "application/json")
 	return writeJSON(w, http.StatusOK, ans)
 }
 

@@ -194,7 +194,43 @@ func formFromYAML(content []byte) (caseForm, error) {
 		return caseForm{}, fmt.Errorf("the form cannot show this file until it is fixed here: %s", msg)
 	}
 	f.normalise()
+	if where := f.brokenLine(); where != "" {
+		return caseForm{}, fmt.Errorf("the form cannot show this file: %s holds a line break, and its field in the form is one line; edit it here, or write it on one line", where)
+	}
 	return f, nil
+}
+
+// brokenLine names the first value with a line break that the form shows
+// in a one-line field (which would lose it), or "".
+func (f *caseForm) brokenLine() string {
+	one := []struct{ path, v string }{{"title", f.Title}, {"company", f.Company}, {"users_affected", f.UsersAffected},
+		{"region", f.Region}, {"timeline.started", f.Timeline.Started}, {"timeline.detected", f.Timeline.Detected},
+		{"timeline.mitigated", f.Timeline.Mitigated}, {"timeline.resolved", f.Timeline.Resolved},
+		{"time_to_detect", f.TimeToDetect}, {"time_to_resolve", f.TimeToResolve}, {"root_cause", f.RootCause},
+		{"verification.status", f.Verification.Status}, {"verification.against", f.Verification.Against}}
+	for i, r := range f.Remediation {
+		one = append(one, struct{ path, v string }{fmt.Sprintf("remediation[%d]", i), r})
+	}
+	for i, a := range f.ActionItems {
+		one = append(one, struct{ path, v string }{fmt.Sprintf("action_items[%d]", i), a.Text + a.Estimate})
+	}
+	for i, q := range f.Quoted {
+		one = append(one, struct{ path, v string }{fmt.Sprintf("quoted[%d]", i), q.Text + q.Kind + q.Source})
+	}
+	for i, s := range f.Sources {
+		one = append(one, struct{ path, v string }{fmt.Sprintf("sources[%d]", i), s.URL + s.Type + s.Title + s.Retrieved + s.ArchivedURL})
+	}
+	for _, list := range [][]string{f.SymptomTerms, f.Components, f.ContributingFactors, f.KubegapChecks} {
+		for _, s := range list {
+			one = append(one, struct{ path, v string }{"a list of terms", s})
+		}
+	}
+	for _, o := range one {
+		if strings.ContainsAny(o.v, "\n\r") {
+			return o.path
+		}
+	}
+	return ""
 }
 
 // normalise trims the white space the YAML block styles add, as the form

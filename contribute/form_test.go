@@ -140,3 +140,15 @@ func TestFormValuesRoundTrip(t *testing.T) {
 		t.Errorf("a form with an empty first source row: %+v %v", got.Sources, rows)
 	}
 }
+
+// A line break in a value the form shows on one line would be lost in the
+// browser: such a file stays in the YAML view, saying where.
+func TestFormRefusesLineBreaksItWouldLose(t *testing.T) {
+	_, err := formFromYAML([]byte("title: x\nremediation:\n  - |\n    first line\n    second line\n"))
+	if err == nil || !strings.Contains(err.Error(), "remediation[0]") {
+		t.Errorf("a remediation step of two lines: %v", err)
+	}
+	if _, err := formFromYAML([]byte("title: x\nsummary: |\n  one\n\n  two\n")); err != nil {
+		t.Errorf("a summary of two paragraphs: %v", err)
+	}
+}
