@@ -407,7 +407,17 @@ func TestBrowserContributor(t *testing.T) {
 	if got := b.eval(`document.getElementById("f-content").value`); got != saved {
 		t.Errorf("the YAML view holds:\n%s\nwant the saved file:\n%s", got, saved)
 	}
-	b.accessible("YAML view")
+	// In the YAML view the check as you type lists problems by line.
+	b.run("type in the YAML", chromedp.SendKeys(chromedp.CSS("#f-content"), "severity: major\n"))
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(b.eval(`document.getElementById("m-general").innerText`), "severity is not written by hand") && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := b.eval(`document.getElementById("m-general").innerText`); !strings.Contains(got, "line ") || !strings.Contains(got, "severity is not written by hand") {
+		t.Errorf("the YAML view's check as you type says %q", got)
+	}
+	b.accessible("YAML view with a problem")
+	b.eval(`document.getElementById("f-content").value = document.getElementById("f-content").value.replace("severity: major\n", ""); ""`)
 	b.submit(`button[value="view-form"]`)
 	if got := b.eval(`document.querySelector('[name="sources.1.url"]').value`); got != "https://news.example.net/a" {
 		t.Errorf("back in the form, the second source is %q", got)
