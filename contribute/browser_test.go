@@ -361,6 +361,13 @@ func TestBrowserContributor(t *testing.T) {
 	if got := b.eval(`document.getElementById("f-timeline.started").getAttribute("aria-invalid") || ""`); got != "true" {
 		t.Errorf("the start field is not marked invalid while typing: %q", got)
 	}
+	// Fields not touched yet wait: their problems are counted, not shown.
+	if got := b.message("title"); got != "" {
+		t.Errorf("the untouched title already says %q", got)
+	}
+	if got := b.eval(`document.getElementById("check-status").innerText`); !strings.Contains(got, "in fields not filled in yet") {
+		t.Errorf("the check's status: %q", got)
+	}
 	b.accessible("form with messages while typing")
 	b.viewport(390)
 	b.screenshot("contribute-form-messages-390")

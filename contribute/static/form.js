@@ -1,8 +1,10 @@
 // Checks the contributor form as it is typed: a moment after the last
 // keystroke the form is sent to /drafts/validate (nothing is saved) and
-// each problem is shown next to the field it is about. Without this
-// script the form works the same; its problems are shown when it is saved
-// or checked.
+// each problem is shown next to the field it is about, for the fields
+// the contributor has touched (all of them once the page has shown the
+// problems of a save); the others are counted. Without this script the
+// form works the same; its problems are shown when it is saved or
+// checked.
 (function () {
   "use strict";
   var form = document.getElementById("editor");
@@ -11,6 +13,16 @@
   var status = document.getElementById("check-status");
   var general = document.getElementById("m-general");
   var timer = 0, sent = 0;
+  var touched = {};
+  var all = form.querySelector(".field-msg:not(:empty)") !== null;
+
+  function isTouched(field) {
+    if (all) return true;
+    for (var name in touched) {
+      if (name === field || name.indexOf(field + ".") === 0 || field.indexOf(name + ".") === 0) return true;
+    }
+    return false;
+  }
 
   function clear() {
     var slots = form.querySelectorAll(".field-msg");
@@ -25,7 +37,12 @@
   function show(problems) {
     clear();
     var inForm = form.elements.view.value === "form";
+    var waiting = 0;
     problems.forEach(function (p) {
+      if (inForm && p.field && !isTouched(p.field)) {
+        waiting++;
+        return;
+      }
       var slot = inForm && p.field ? document.getElementById("m-" + p.field) : null;
       if (!slot) {
         var li = document.createElement("li");
@@ -43,10 +60,15 @@
       if (box && box.classList) box.classList.add("invalid");
     });
     general.hidden = general.children.length === 0;
-    var n = problems.length;
-    status.textContent = n === 0 ? "No problems found so far." :
+    var n = problems.length - waiting;
+    var text = n === 0 ? "No problems found so far." :
       n + (n === 1 ? " problem" : " problems") + " found as you type; " +
       (inForm ? "each is shown next to its field." : "each is listed with its line.");
+    if (waiting > 0) {
+      text += " " + waiting + (waiting === 1 ? " more is" : " more are") +
+        " in fields not filled in yet; Check without saving lists them.";
+    }
+    status.textContent = text;
   }
 
   function check() {
@@ -65,7 +87,8 @@
     }).catch(function () { /* offline: the save still checks */ });
   }
 
-  function later() {
+  function later(ev) {
+    if (ev && ev.target && ev.target.name) touched[ev.target.name] = true;
     clearTimeout(timer);
     timer = setTimeout(check, 600);
   }
