@@ -1,8 +1,11 @@
 // Package contribute is the write path of a shared library over HTTP: the
 // JSON endpoints that scripts use to write, submit and review drafts, the
-// web forms that people use for the same, sign-in, and the router that
-// shows a signed-in team its private cases. It depends only on the domain:
-// the Workflow it is given checks roles and teams and keeps every version.
+// contributor pages that people use for the same (a form with one field
+// per key of the case format, checked as it is typed, a YAML view, a
+// preview, a side-by-side review), sign-in, and the router that shows a
+// signed-in team its private cases. It depends only on the domain: the
+// Workflow it is given checks roles and teams and keeps every version, and
+// the Site it is given (web.Frame) draws its pages in the site's layout.
 package contribute
 
 import (
