@@ -53,7 +53,9 @@ type editorView struct {
 	Extra map[string]int
 	// Status says what the last check found.
 	Status string
-	vocab  *incidentlib.Vocabulary
+	// focus is the field of a row just added, which takes the focus.
+	focus string
+	vocab *incidentlib.Vocabulary
 }
 
 // Views of the editor.
@@ -167,8 +169,11 @@ func (e *editorView) hasSlot(path string) bool {
 type fieldView struct {
 	Path, ID, Label, Hint, Value string
 	Required                     bool
-	Msgs                         []string
-	Options                      []optionView
+	// Autofocus puts the cursor in the field when the page opens: the
+	// first field of a row just added.
+	Autofocus bool
+	Msgs      []string
+	Options   []optionView
 }
 
 type optionView struct {
@@ -180,7 +185,8 @@ type optionView struct {
 // required.
 func (e *editorView) Field(path, label, hint, value string) fieldView {
 	req := strings.HasSuffix(label, "*")
-	return fieldView{Path: path, ID: "f-" + path, Label: strings.TrimSuffix(label, "*"), Hint: hint, Value: value, Required: req, Msgs: e.Msgs[path]}
+	return fieldView{Path: path, ID: "f-" + path, Label: strings.TrimSuffix(label, "*"), Hint: hint, Value: value, Required: req,
+		Msgs: e.Msgs[path], Autofocus: path != "" && path == e.focus}
 }
 
 // Slot is the message slot of a group of fields (a row, a list).
@@ -399,7 +405,9 @@ func (h *Handler) handleEditor(w http.ResponseWriter, r *http.Request, p page, s
 			return incidentlib.InvalidParam("action", "unknown action %q", truncate(action, 40))
 		}
 		e.Extra = map[string]int{list: 1}
-		p.Focus = list
+		n := map[string]int{"remediation": len(e.Form.Remediation), "action_items": len(e.Form.ActionItems),
+			"quoted": len(e.Form.Quoted), "sources": len(e.Form.Sources)}[list]
+		e.focus = list + "." + strconv.Itoa(n) + map[string]string{"remediation": "", "action_items": ".text", "quoted": ".text", "sources": ".url"}[list]
 		h.render(w, r, http.StatusOK, p.template, p)
 		return nil
 	case action == "preview":

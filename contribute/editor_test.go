@@ -283,6 +283,9 @@ func TestEditorAddsRowsWithoutScript(t *testing.T) {
 	if !strings.Contains(body, `value="https://news.example.net/a"`) {
 		t.Error("adding a row lost the rows before it")
 	}
+	if !strings.Contains(body, `id="f-sources.2.url" name="sources.2.url" value="" aria-describedby="m-sources.2.url" autofocus>`) || strings.Count(body, "autofocus") != 1 {
+		t.Error("the new row's first field does not take the focus")
+	}
 	if code, _ := send(h, "/drafts", valuesOf(t, sampleForm()), "add-nonsense"); code != 400 {
 		t.Errorf("an unknown action: %d, want 400", code)
 	}

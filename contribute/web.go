@@ -48,8 +48,6 @@ type page struct {
 	Editor *editorView
 	// Preview is a draft's case page, rendered by the site.
 	Preview template.HTML
-	// Focus names the list a row was just added to.
-	Focus string
 	// template is the page's template.
 	template string
 }
