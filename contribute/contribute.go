@@ -1,8 +1,11 @@
 // Package contribute is the write path of a shared library over HTTP: the
 // JSON endpoints that scripts use to write, submit and review drafts, the
-// web forms that people use for the same, sign-in, and the router that
-// shows a signed-in team its private cases. It depends only on the domain:
-// the Workflow it is given checks roles and teams and keeps every version.
+// contributor pages that people use for the same (a form with one field
+// per key of the case format, checked as it is typed, a YAML view, a
+// preview, a side-by-side review), sign-in, and the router that shows a
+// signed-in team its private cases. It depends only on the domain: the
+// Workflow it is given checks roles and teams and keeps every version, and
+// the Site it is given (web.Frame) draws its pages in the site's layout.
 package contribute
 
 import (
@@ -39,6 +42,16 @@ type Config struct {
 	RateBurst int
 	// SecureCookies marks the session cookie Secure (serve over HTTPS).
 	SecureCookies bool
+	// Vocabulary gives the form's pickers their terms and definitions.
+	Vocabulary func() *incidentlib.Vocabulary
+	// Parse reads a case file as it will be published (with the ID it
+	// will have), for the preview: the case, or nil when the file is not
+	// a case at all, and its problems.
+	Parse func(content []byte, id string) (*incidentlib.Case, []incidentlib.Problem)
+	// Site renders the pages in the site's layout and the preview with
+	// the case page's template. Without it the pages have a plain layout
+	// of their own and no preview.
+	Site Site
 }
 
 // Limits on what one request may send.

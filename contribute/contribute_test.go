@@ -19,6 +19,8 @@ type fakeWorkflow struct {
 	accounts map[string]*incidentlib.Account // by token
 	drafts   []*incidentlib.Draft
 	down     bool
+	// history holds the published versions of cases, oldest first.
+	history map[string][]incidentlib.CaseVersion
 }
 
 var errDown = &incidentlib.Error{Code: incidentlib.EUNAVAILABLE, Message: "the library's database does not answer"}
@@ -75,7 +77,10 @@ func (f *fakeWorkflow) FindDraft(_ context.Context, a *incidentlib.Account, id i
 func (f *fakeWorkflow) ListDrafts(context.Context, *incidentlib.Account, string, int) ([]*incidentlib.Draft, bool, error) {
 	return f.drafts, false, nil
 }
-func (f *fakeWorkflow) CaseHistory(context.Context, *incidentlib.Account, string) ([]incidentlib.CaseVersion, error) {
+func (f *fakeWorkflow) CaseHistory(_ context.Context, _ *incidentlib.Account, id string) ([]incidentlib.CaseVersion, error) {
+	if vs, ok := f.history[id]; ok {
+		return vs, nil
+	}
 	return nil, &incidentlib.Error{Code: incidentlib.ENOTFOUND, Message: "no such case"}
 }
 func (f *fakeWorkflow) SessionAccount(_ context.Context, tok string) (*incidentlib.Account, error) {
@@ -415,11 +420,11 @@ func TestSideBySide(t *testing.T) {
 	lines, _ := Diff("a\nb\nc\nd\n", "a\nB\nc\nd\ne\n")
 	rows := SideBySide(lines)
 	want := []DiffRow{
-		{" ", "a", " ", "a"},
-		{"-", "b", "+", "B"},
-		{" ", "c", " ", "c"},
-		{" ", "d", " ", "d"},
-		{"", "", "+", "e"},
+		{" ", "a", " ", "a", 0},
+		{"-", "b", "+", "B", 0},
+		{" ", "c", " ", "c", 0},
+		{" ", "d", " ", "d", 0},
+		{"", "", "+", "e", 0},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("rows = %+v", rows)

@@ -14,6 +14,46 @@ type DiffLine struct {
 type DiffRow struct {
 	OldOp, Old string
 	NewOp, New string
+	// Skip, when above 0, makes the row stand for that many unchanged
+	// lines folded away (FoldUnchanged).
+	Skip int
+}
+
+// FoldUnchanged keeps context unchanged rows around each change and
+// folds every longer run of unchanged rows into one row that counts them,
+// so a review shows what changed in a long file.
+func FoldUnchanged(rows []DiffRow, context int) []DiffRow {
+	changed := func(r DiffRow) bool { return r.OldOp != " " || r.NewOp != " " }
+	var out []DiffRow
+	for i := 0; i < len(rows); {
+		if changed(rows[i]) {
+			out = append(out, rows[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(rows) && !changed(rows[j]) {
+			j++
+		}
+		// rows[i:j] is a run of unchanged rows; keep context after the
+		// change before it and before the change after it.
+		keepHead, keepTail := context, context
+		if i == 0 {
+			keepHead = 0
+		}
+		if j == len(rows) {
+			keepTail = 0
+		}
+		if j-i <= keepHead+keepTail {
+			out = append(out, rows[i:j]...)
+		} else {
+			out = append(out, rows[i:i+keepHead]...)
+			out = append(out, DiffRow{Skip: j - i - keepHead - keepTail})
+			out = append(out, rows[j-keepTail:j]...)
+		}
+		i = j
+	}
+	return out
 }
 
 // SideBySide lays a diff out in two columns: unchanged lines on both

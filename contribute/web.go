@@ -1,6 +1,7 @@
 package contribute
 
 import (
+	"bytes"
 	"embed"
 	"errors"
 	"html/template"
@@ -42,6 +43,13 @@ type page struct {
 	Notice string
 	// Rows is Diff side by side, for review.
 	Rows []DiffRow
+	// Editor is the contributor form of a new draft or of a draft its
+	// author may change.
+	Editor *editorView
+	// Preview is a draft's case page, rendered by the site.
+	Preview template.HTML
+	// template is the page's template.
+	template string
 }
 
 func (h *Handler) routeWeb(m *http.ServeMux) {
@@ -51,7 +59,10 @@ func (h *Handler) routeWeb(m *http.ServeMux) {
 	m.HandleFunc("GET /drafts", h.web(h.showDrafts))
 	m.HandleFunc("GET /drafts/new", h.web(h.showNewDraft))
 	m.HandleFunc("POST /drafts", h.web(h.createDraft))
+	m.HandleFunc("POST /drafts/validate", h.web(h.validateDraft))
+	m.HandleFunc("GET "+formScriptURL, h.showFormScript)
 	m.HandleFunc("GET /drafts/{id}", h.web(h.showDraft))
+	m.HandleFunc("GET /drafts/{id}/preview", h.web(h.showPreview))
 	m.HandleFunc("POST /drafts/{id}", h.web(h.updateDraft))
 	m.HandleFunc("POST /drafts/{id}/submit", h.web(h.submitDraft))
 	m.HandleFunc("POST /drafts/{id}/review", h.web(h.reviewDraft))
@@ -69,7 +80,7 @@ func (h *Handler) web(f webHandler) http.HandlerFunc {
 		a, session, err := h.authenticate(r)
 		if incidentlib.ErrorCode(err) == incidentlib.EUNAVAILABLE {
 			w.Header().Set("Retry-After", retryAfterDown)
-			h.render(w, http.StatusServiceUnavailable, "error", page{Title: "Try again in a minute", Error: incidentlib.ErrorMessage(err)})
+			h.render(w, r, http.StatusServiceUnavailable, "error", page{Title: "Try again in a minute", Error: incidentlib.ErrorMessage(err)})
 			return
 		}
 		if a == nil || err != nil {
@@ -81,21 +92,21 @@ func (h *Handler) web(f webHandler) http.HandlerFunc {
 			if err := r.ParseForm(); err != nil {
 				var tooLarge *http.MaxBytesError
 				if errors.As(err, &tooLarge) {
-					h.render(w, http.StatusRequestEntityTooLarge, "error", page{Title: "Too large", Account: a,
+					h.render(w, r, http.StatusRequestEntityTooLarge, "error", page{Title: "Too large", Account: a,
 						Error: "What you sent is too large: a case file is at most 1 MiB. Go back and shorten it."})
 					return
 				}
-				h.render(w, http.StatusBadRequest, "error", page{Title: "Bad request", Account: a, Error: "The form could not be read. Go back and send it again."})
+				h.render(w, r, http.StatusBadRequest, "error", page{Title: "Bad request", Account: a, Error: "The form could not be read. Go back and send it again."})
 				return
 			}
 			if !validCSRF(session, r.PostFormValue("csrf")) || h.cop.Check(r) != nil || !sameOrigin(r) {
-				h.render(w, http.StatusForbidden, "error", page{Title: "Form expired", Account: a,
+				h.render(w, r, http.StatusForbidden, "error", page{Title: "Form expired", Account: a,
 					Error: "This form is out of date or came from another site. Go back, reload the page and send it again."})
 				return
 			}
 		}
 		if !h.allow(w, a) {
-			h.render(w, http.StatusTooManyRequests, "error", page{Title: "Too many requests", Account: a, Error: "Too many requests from your account; wait a moment and try again."})
+			h.render(w, r, http.StatusTooManyRequests, "error", page{Title: "Too many requests", Account: a, Error: "Too many requests from your account; wait a moment and try again."})
 			return
 		}
 		if err := f(w, r, a, session); err != nil {
@@ -104,7 +115,7 @@ func (h *Handler) web(f webHandler) http.HandlerFunc {
 			if status(err) == http.StatusServiceUnavailable {
 				w.Header().Set("Retry-After", retryAfterDown)
 			}
-			h.render(w, status(err), "error", p)
+			h.render(w, r, status(err), "error", p)
 		}
 	}
 }
@@ -120,18 +131,49 @@ func sameOrigin(r *http.Request) bool {
 	return err == nil && u.Host == r.Host
 }
 
-func (h *Handler) render(w http.ResponseWriter, code int, name string, p page) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(code)
-	if err := pages.ExecuteTemplate(w, name+".html", p); err != nil {
-		h.log.Error("render", "page", name, "err", err)
+// contentSecurityPolicy lets the pages load the site's stylesheet and
+// scripts (the theme toggle, the form's checks) and nothing else.
+const contentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; " +
+	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// render draws the page's own template and puts it in the site's layout.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, code int, name string, p page) {
+	var body bytes.Buffer
+	err := pages.ExecuteTemplate(&body, name, p)
+	var out bytes.Buffer
+	if err == nil {
+		var scripts []string
+		if p.Editor != nil {
+			scripts = append(scripts, formScriptURL)
+		}
+		if h.cfg.Site != nil {
+			err = h.cfg.Site.Page(&out, r, p.Title, template.HTML(body.String()), scripts...)
+		} else {
+			err = pages.ExecuteTemplate(&out, "plain", plainPage{Title: p.Title, Body: template.HTML(body.String()), Scripts: scripts})
+		}
 	}
+	if err != nil {
+		h.log.Error("render", "page", name, "err", err)
+		http.Error(w, "The page could not be shown; try again.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", contentSecurityPolicy)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "same-origin")
+	w.WriteHeader(code)
+	w.Write(out.Bytes())
+}
+
+// plainPage is a page in the plain layout (no site to draw it).
+type plainPage struct {
+	Title   string
+	Body    template.HTML
+	Scripts []string
 }
 
 func (h *Handler) showSignIn(w http.ResponseWriter, r *http.Request) {
-	h.render(w, http.StatusOK, "signin", page{Title: "Sign in", Message: r.URL.Query().Get("next")})
+	h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Message: r.URL.Query().Get("next")})
 }
 
 // signIn trades an API token for a session cookie. The token is sent in a
@@ -155,7 +197,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		h.logInternal(r, err)
-		h.render(w, status(err), "signin", page{Title: "Sign in", Error: incidentlib.ErrorMessage(err), Message: next})
+		h.render(w, r, status(err), "signin", page{Title: "Sign in", Error: incidentlib.ErrorMessage(err), Message: next})
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: session, Path: "/", HttpOnly: true, Secure: h.cfg.SecureCookies,
@@ -205,41 +247,56 @@ func (h *Handler) showDrafts(w http.ResponseWriter, r *http.Request, a *incident
 	if more {
 		p.NextPage = n + 1
 	}
-	h.render(w, http.StatusOK, "drafts", p)
+	h.render(w, r, http.StatusOK, "drafts", p)
 	return nil
 }
 
 // checkedOK is what a check that found no problem says; nothing is saved.
 const checkedOK = "No problems found: the case file validates. Nothing was saved yet."
 
+func (h *Handler) newDraftPage(a *incidentlib.Account, session, caseID string) page {
+	return page{Title: "New draft", Account: a, CSRF: csrfToken(session), CaseID: caseID, template: "new",
+		Editor: &editorView{Action: "/drafts", New: true, CaseID: caseID}}
+}
+
 func (h *Handler) showNewDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
-	p := page{Title: "New draft", Account: a, CSRF: csrfToken(session), CaseID: r.URL.Query().Get("case")}
-	h.render(w, http.StatusOK, "new", p)
+	caseID := strings.TrimSpace(r.URL.Query().Get("case"))
+	if caseID != "" && !incidentlib.ValidCaseID(caseID) {
+		return incidentlib.InvalidParam("case", "%q is not a case ID (IL-0561)", truncate(caseID, 40))
+	}
+	p := h.newDraftPage(a, session, caseID)
+	content := h.latestContent(r.Context(), a, caseID)
+	if caseID != "" {
+		p.Title = "Propose an edit of " + caseID
+		if content == "" {
+			p.Notice = "Write the case as it should read; reviewers compare it with the published case."
+			content = "id: " + caseID + "\n"
+		}
+	}
+	if msg := h.editorFor(p.Editor, content); msg != "" {
+		p.Notice = msg
+	}
+	h.render(w, r, http.StatusOK, "new", p)
 	return nil
 }
 
 func (h *Handler) createDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
-	content, caseID := r.PostFormValue("content"), strings.TrimSpace(r.PostFormValue("case_id"))
-	private := r.PostFormValue("private") == "on"
-	if err := h.checkContent([]byte(content), caseID); err != nil {
-		return h.formError(w, err, "new", page{Title: "New draft", Account: a, CSRF: csrfToken(session), Content: content, CaseID: caseID})
-	}
-	if r.PostFormValue("action") == "check" {
-		h.render(w, http.StatusOK, "new", page{Title: "New draft", Account: a, CSRF: csrfToken(session), Content: content, CaseID: caseID,
-			Notice: checkedOK})
+	caseID := strings.TrimSpace(r.PostFormValue("case_id"))
+	p := h.newDraftPage(a, session, caseID)
+	p.Editor.Private = r.PostFormValue("private") == "on"
+	return h.handleEditor(w, r, p, func(content []byte) error {
+		d, err := h.cfg.Workflow.CreateDraft(r.Context(), a, caseID, p.Editor.Private, content)
+		if err != nil {
+			return err
+		}
+		http.Redirect(w, r, "/drafts/"+strconv.FormatInt(d.ID, 10), http.StatusSeeOther)
 		return nil
-	}
-	d, err := h.cfg.Workflow.CreateDraft(r.Context(), a, caseID, private, []byte(content))
-	if err != nil {
-		return h.formError(w, err, "new", page{Title: "New draft", Account: a, CSRF: csrfToken(session), Content: content, CaseID: caseID})
-	}
-	http.Redirect(w, r, "/drafts/"+strconv.FormatInt(d.ID, 10), http.StatusSeeOther)
-	return nil
+	})
 }
 
 // formError shows a form again with what was wrong, keeping what the user
 // typed; errors that are not the user's go to the error page.
-func (h *Handler) formError(w http.ResponseWriter, err error, form string, p page) error {
+func (h *Handler) formError(w http.ResponseWriter, r *http.Request, err error, form string, p page) error {
 	var ic *invalidCase
 	switch {
 	case errors.As(err, &ic):
@@ -256,7 +313,7 @@ func (h *Handler) formError(w http.ResponseWriter, err error, form string, p pag
 	if ic == nil {
 		code = status(err)
 	}
-	h.render(w, code, form, p)
+	h.render(w, r, code, form, p)
 	return nil
 }
 
@@ -269,13 +326,16 @@ func (h *Handler) draftPage(r *http.Request, a *incidentlib.Account, session str
 	if err != nil {
 		return page{}, err
 	}
-	p := page{Title: "Draft " + strconv.FormatInt(d.ID, 10), Account: a, CSRF: csrfToken(session), Draft: d, Content: string(d.Content),
+	p := page{Title: "Draft " + strconv.FormatInt(d.ID, 10), Account: a, CSRF: csrfToken(session), Draft: d, Content: string(d.Content), template: "draft",
 		MayEdit:   d.Author == a.Name && (d.State == incidentlib.DraftOpen || d.State == incidentlib.DraftReturned),
 		MayReview: d.State == incidentlib.DraftSubmitted && a.Role.Allows(incidentlib.RoleReviewer) && (d.Author != a.Name || a.Role.Allows(incidentlib.RoleAdmin))}
+	if p.MayEdit {
+		p.Editor = &editorView{Action: "/drafts/" + strconv.FormatInt(d.ID, 10), CaseID: d.CaseID}
+	}
 	if d.CaseID != "" && d.State != incidentlib.DraftPublished {
 		if vs, err := h.cfg.Workflow.CaseHistory(r.Context(), a, d.CaseID); err == nil && len(vs) > 0 {
 			p.Diff, _ = Diff(string(vs[len(vs)-1].Content), string(d.Content))
-			p.Rows = SideBySide(p.Diff)
+			p.Rows = FoldUnchanged(SideBySide(p.Diff), 3)
 		}
 	}
 	return p, nil
@@ -286,7 +346,12 @@ func (h *Handler) showDraft(w http.ResponseWriter, r *http.Request, a *incidentl
 	if err != nil {
 		return err
 	}
-	h.render(w, http.StatusOK, "draft", p)
+	if p.Editor != nil {
+		if msg := h.editorFor(p.Editor, p.Content); msg != "" {
+			p.Notice = msg
+		}
+	}
+	h.render(w, r, http.StatusOK, "draft", p)
 	return nil
 }
 
@@ -295,21 +360,17 @@ func (h *Handler) updateDraft(w http.ResponseWriter, r *http.Request, a *inciden
 	if err != nil {
 		return err
 	}
-	content := r.PostFormValue("content")
-	p.Content = content
-	if err := h.checkContent([]byte(content), p.Draft.CaseID); err != nil {
-		return h.formError(w, err, "draft", p)
+	if p.Editor == nil {
+		// Not the author's to change now: the workflow says why.
+		p.Editor = &editorView{Action: r.URL.Path, CaseID: p.Draft.CaseID}
 	}
-	if r.PostFormValue("action") == "check" {
-		p.Notice = checkedOK
-		h.render(w, http.StatusOK, "draft", p)
+	return h.handleEditor(w, r, p, func(content []byte) error {
+		if _, err := h.cfg.Workflow.UpdateDraft(r.Context(), a, p.Draft.ID, content); err != nil {
+			return err
+		}
+		http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
 		return nil
-	}
-	if _, err := h.cfg.Workflow.UpdateDraft(r.Context(), a, p.Draft.ID, []byte(content)); err != nil {
-		return h.formError(w, err, "draft", p)
-	}
-	http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
-	return nil
+	})
 }
 
 func (h *Handler) submitDraft(w http.ResponseWriter, r *http.Request, a *incidentlib.Account, session string) error {
@@ -335,7 +396,7 @@ func (h *Handler) reviewDraft(w http.ResponseWriter, r *http.Request, a *inciden
 	}
 	d, err := h.review(r.Context(), a, p.Draft.ID, r.PostFormValue("verdict") == "approve", note)
 	if err != nil {
-		return h.formError(w, err, "draft", p)
+		return h.formError(w, r, err, "draft", p)
 	}
 	if d.State == incidentlib.DraftPublished {
 		http.Redirect(w, r, "/cases/"+d.CaseID+"/history", http.StatusSeeOther)
@@ -353,6 +414,6 @@ func (h *Handler) showHistory(w http.ResponseWriter, r *http.Request, a *inciden
 	for i, j := 0, len(vs)-1; i < j; i, j = i+1, j-1 {
 		vs[i], vs[j] = vs[j], vs[i]
 	}
-	h.render(w, http.StatusOK, "history", page{Title: "History of " + r.PathValue("id"), Account: a, CSRF: csrfToken(session), CaseID: r.PathValue("id"), Versions: vs})
+	h.render(w, r, http.StatusOK, "history", page{Title: "History of " + r.PathValue("id"), Account: a, CSRF: csrfToken(session), CaseID: r.PathValue("id"), Versions: vs})
 	return nil
 }

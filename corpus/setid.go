@@ -2,10 +2,14 @@ package corpus
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"time"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/incidentlib/incidentlib"
 )
 
 // IDError is why a case file cannot be given an ID, at a line of it.
@@ -190,4 +194,31 @@ func lookupKeyLine(root *yaml.Node, key string) int {
 		}
 	}
 	return 0
+}
+
+// ParseDraft parses a draft's case file as it will be published: with id
+// given on its parsed document (SetCaseID), checked as ParseCase checks a
+// file. Problems are reported at the lines the author wrote, even where
+// giving the ID added a line.
+func ParseDraft(v *incidentlib.Vocabulary, content []byte, id string, now time.Time) (*incidentlib.Case, []incidentlib.Problem) {
+	withID, idLine, err := SetCaseID(content, id)
+	if err != nil {
+		var e *IDError
+		if errors.As(err, &e) {
+			return nil, []incidentlib.Problem{{Line: e.Line, Message: e.Message}}
+		}
+		return nil, []incidentlib.Problem{{Message: err.Error()}}
+	}
+	// An id line the check had to add moves the lines after it down by one.
+	shift := bytes.Count(withID, []byte("\n")) - bytes.Count(content, []byte("\n"))
+	c, ps := ParseCase(v, id+".yaml", withID, now)
+	out := make([]incidentlib.Problem, len(ps))
+	for i, p := range ps {
+		line := p.Line
+		if shift == 1 && line > idLine {
+			line--
+		}
+		out[i] = incidentlib.Problem{Line: line, Message: p.Message}
+	}
+	return c, out
 }

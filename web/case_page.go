@@ -16,6 +16,12 @@ type casePage struct {
 	JSONURL string
 	Similar string
 	MCPURL  string
+	// Preview marks a draft's case shown before publication: no links
+	// for scripts, which cannot fetch it yet.
+	Preview bool
+	// EditURL is where a signed-in contributor proposes an edit of the
+	// case ("" where the library takes no contributions).
+	EditURL string
 }
 
 type relatedView struct {
@@ -58,6 +64,9 @@ func (s *server) showCasePage(w http.ResponseWriter, r *http.Request) error {
 		JSONURL: base + "/api/v1/cases/" + c.ID,
 		Similar: base + "/api/v1/cases/" + c.ID + "/similar",
 		MCPURL:  base + "/mcp",
+	}
+	if s.cfg.Contribute {
+		cp.EditURL = "/drafts/new?case=" + c.ID
 	}
 	for _, rel := range related {
 		cp.Related = append(cp.Related, relatedView{caseView: s.caseView(rel.Case), Reason: rel.Reason()})

@@ -123,11 +123,15 @@ type page struct {
 	CSSURL      string
 	IconURL     string
 	ThemeJSURL  string
-	Content     any
+	// Scripts are further script files a page loads (a form's checks).
+	Scripts []string
+	// Contribute shows the links of the contributor pages.
+	Contribute bool
+	Content    any
 }
 
 func (s *server) newPage(r *http.Request, title string) *page {
-	return &page{Title: title, Feed: s.baseURL(r) + "/feed.atom"}
+	return &page{Title: title, Feed: s.baseURL(r) + "/feed.atom", Contribute: s.cfg.Contribute}
 }
 
 // render executes a page into a buffer first, so that a template failure

@@ -36,6 +36,11 @@ type Config struct {
 	// this" panel of a case or topic names the checks guarding its terms.
 	// Empty means no checks are known, and the pages say so.
 	Checks []incidentlib.Check
+	// Contribute links the contributor pages of a shared library (sign in,
+	// drafts, and "Propose an edit" on every case page). The links are the
+	// same for everyone, so pages stay cacheable: signing in happens on the
+	// contributor pages themselves.
+	Contribute bool
 }
 
 // server holds what every page handler needs. It is built once by New and

@@ -174,14 +174,19 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 		}
 		srv.SetGauge("incidentlib_index_in_memory", "1 when the search index could not be kept in the data directory (full or not writable) and was built in memory.", inMemory)
 	}
+	// A library in a store people write to links its contributor pages.
+	contributing := false
+	if r, ok := eng.(*replica.Replica); ok {
+		_, contributing = r.Feed().(incidentlib.Workflow)
+	}
 	// private: the handlers serve a team's library (its private cases too).
 	makeHandlers := func(lib incidentlib.Library, private bool) (server.Handlers, error) {
 		checks, auditor := kubegapFor(lib, cfg.baseURL)
-		webHandler, err := web.New(lib, web.Config{BaseURL: cfg.baseURL, Logger: log, Checks: checks})
+		webHandler, err := web.New(lib, web.Config{BaseURL: cfg.baseURL, Logger: log, Checks: checks, Contribute: contributing})
 		if err != nil {
 			return server.Handlers{}, err
 		}
-		refusals, err := web.RefusalPages(web.Config{BaseURL: cfg.baseURL})
+		refusals, err := web.RefusalPages(web.Config{BaseURL: cfg.baseURL, Contribute: contributing})
 		if err != nil {
 			return server.Handlers{}, err
 		}

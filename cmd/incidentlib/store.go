@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,10 +18,12 @@ import (
 	"github.com/incidentlib/incidentlib/contribute"
 	"github.com/incidentlib/incidentlib/corpus"
 	"github.com/incidentlib/incidentlib/engine"
+	"github.com/incidentlib/incidentlib/kubegap"
 	"github.com/incidentlib/incidentlib/pgstore"
 	"github.com/incidentlib/incidentlib/replica"
 	"github.com/incidentlib/incidentlib/server"
 	"github.com/incidentlib/incidentlib/vocabulary"
+	"github.com/incidentlib/incidentlib/web"
 )
 
 // storeEnv names the environment variable that gives --store its default.
@@ -408,11 +409,21 @@ func (m *Main) withWritePath(public server.Handlers, r *replica.Replica, cfg ser
 		st.SetIDRanges(cfg.idRanges.public, cfg.idRanges.teams)
 		st.SetPublishCheck(publishCheck(r.Vocabulary))
 	}
+	frame, err := web.NewFrame(web.Config{BaseURL: cfg.baseURL, Logger: log, Contribute: true, Checks: kubegap.Checks()})
+	if err != nil {
+		log.Error("contributor pages", "err", err)
+		return public
+	}
 	write := contribute.New(contribute.Config{
 		Workflow: wf,
 		Validate: func(content []byte, id string) []incidentlib.Problem {
 			return validateDraft(r.Vocabulary(), content, id)
 		},
+		Vocabulary: r.Vocabulary,
+		Parse: func(content []byte, id string) (*incidentlib.Case, []incidentlib.Problem) {
+			return corpus.ParseDraft(r.Vocabulary(), content, id, time.Now())
+		},
+		Site:          frame,
 		Logger:        log,
 		RateLimit:     cfg.rateLimit,
 		RateBurst:     cfg.rateBurst,
@@ -452,22 +463,8 @@ func (m *Main) withWritePath(public server.Handlers, r *replica.Replica, cfg ser
 // a line that merely starts with "id:"). Problems are reported at the
 // lines the author wrote.
 func validateDraft(v *incidentlib.Vocabulary, content []byte, id string) []incidentlib.Problem {
-	withID, idLine, err := corpus.SetCaseID(content, id)
-	if err != nil {
-		return []incidentlib.Problem{idProblem(err)}
-	}
-	// An id line the check had to add moves the lines after it down by one.
-	shift := bytes.Count(withID, []byte("\n")) - bytes.Count(content, []byte("\n"))
-	_, ps := corpus.ParseCase(v, id+".yaml", withID, time.Now())
-	out := make([]incidentlib.Problem, len(ps))
-	for i, p := range ps {
-		line := p.Line
-		if shift == 1 && line > idLine {
-			line--
-		}
-		out[i] = incidentlib.Problem{Line: line, Message: p.Message}
-	}
-	return out
+	_, ps := corpus.ParseDraft(v, content, id, time.Now())
+	return ps
 }
 
 // publishCheck is what the store runs on a draft as it publishes it, in

@@ -83,6 +83,19 @@ func TestWritePathEndToEnd(t *testing.T) {
 	if code, body, _ := fetch(t, "POST", draft+"/submit", ana, ""); code != 200 || !strings.Contains(body, `"submitted"`) {
 		t.Fatalf("submit: %d %s", code, body)
 	}
+	// The contributor pages are in the site's layout, and a reviewer sees
+	// the draft as its case page will be.
+	if code, body, _ := fetch(t, "GET", base+"/drafts/"+itoa(d.ID)+"/preview", rui, ""); code != 200 ||
+		!strings.Contains(body, `<article class="case">`) || !strings.Contains(body, "numbat") || !strings.Contains(body, `class="wrap site-nav"`) {
+		t.Errorf("the reviewer's preview: %d\n%s", code, body)
+	}
+	if code, body, _ := fetch(t, "GET", base+"/drafts/new", ana, ""); code != 200 || !strings.Contains(body, `name="summary"`) ||
+		!strings.Contains(body, `<a href="/drafts" aria-current="page">Contribute</a>`) || !strings.Contains(body, `value="config-change"`) {
+		t.Errorf("the contributor form: %d\n%s", code, body)
+	}
+	if code, body, _ := fetch(t, "GET", base+"/cases/IL-0561", "", ""); code != 200 || !strings.Contains(body, `href="/drafts/new?case=IL-0561"`) {
+		t.Errorf("a case page of a library that takes contributions offers no edit: %d", code)
+	}
 	if code, _, _ := fetch(t, "POST", draft+"/review", ana, `{"approve":true}`); code != 403 {
 		t.Errorf("the author approves: %d, want 403", code)
 	}
