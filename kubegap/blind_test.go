@@ -248,8 +248,8 @@ func TestBlindSet(t *testing.T) {
 	}
 	// Floors: the figures of 2 December 2026 (docs/kubegap.md), so that a
 	// change that adds false findings or loses judged gaps is seen.
-	if share := float64(fig.wrong) / float64(fig.findings); share > 0.07 {
-		t.Errorf("%.1f%% of findings are judged false; the recorded figure is 6.3%% (4 of 63)", 100*share)
+	if share := float64(fig.wrong) / float64(fig.findings); share > 0.075 {
+		t.Errorf("%.1f%% of (object, check) pairs found are judged false; the recorded figure is 7.1%% (4 of 56)", 100*share)
 	}
 	if share := float64(fig.found) / float64(fig.gaps); share < 0.70 {
 		t.Errorf("%d of %d judged gaps found (%.0f%%); the recorded figure is 74%% (49 of 66)", fig.found, fig.gaps, 100*share)
