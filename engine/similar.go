@@ -3,8 +3,8 @@ package engine
 import (
 	"cmp"
 	"context"
-	"math"
 	"maps"
+	"math"
 	"math/bits"
 	"slices"
 	"sort"
@@ -45,7 +45,7 @@ type similarityIndex struct {
 	byWord map[uint32][]int32
 	// hashes, when set, holds every case's word hashes before pruning, by
 	// case, for the engine Apply makes next.
-	hashes  map[*incidentlib.Case][]uint32
+	hashes map[*incidentlib.Case][]uint32
 	// df counts the cases holding each word (before pruning), and maxDF is
 	// the most a word may have and still be kept: with hashes, what the
 	// next engine needs to change a few cases without counting them all
