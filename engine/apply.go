@@ -144,17 +144,37 @@ func (e *Engine) Apply(ctx context.Context, changed []*incidentlib.Case, removed
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	n.facets = newFacetIndex(n.vocab, sorted)
-	// The word hashes of the cases that did not change carry over (from
-	// the second Apply on: Open keeps none).
-	hashes := make(map[*incidentlib.Case][]uint32, len(sorted))
-	if e.similarity != nil && e.similarity.hashes != nil {
-		for _, c := range sorted {
-			if ws, ok := e.similarity.hashes[c]; ok {
-				hashes[c] = ws
+	// Cases only replaced (the same IDs, so the same positions): the
+	// similar-case data is changed where their words are, from the second
+	// Apply on (Open keeps no word counts).
+	replacedOnly := len(removed) == 0 && len(sorted) == len(e.cases) && e.similarity != nil
+	var pos []int
+	seen := map[int]bool{}
+	for _, c := range changed {
+		i, ok := e.byID[c.ID]
+		if !ok || seen[i] {
+			replacedOnly = false
+			break
+		}
+		seen[i] = true
+		pos = append(pos, i)
+	}
+	if replacedOnly {
+		n.similarity, replacedOnly = e.similarity.replacing(sorted, e.cases, n.facets, pos)
+	}
+	if !replacedOnly {
+		// The word hashes of the cases that did not change carry over
+		// (from the second Apply on: Open keeps none).
+		hashes := make(map[*incidentlib.Case][]uint32, len(sorted))
+		if e.similarity != nil && e.similarity.hashes != nil {
+			for _, c := range sorted {
+				if ws, ok := e.similarity.hashes[c]; ok {
+					hashes[c] = ws
+				}
 			}
 		}
+		n.similarity = newSimilarityIndexReusing(n.vocab, sorted, n.facets, hashes)
 	}
-	n.similarity = newSimilarityIndexReusing(n.vocab, sorted, n.facets, hashes)
 	n.lex = newLexicon(n.analyzer(), n.vocab)
 	// What search learns from the corpus is learned again from the new
 	// one: the signatures the quotes show, the words' weights and the

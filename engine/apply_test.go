@@ -148,6 +148,32 @@ func TestApplyAnswersAsAFreshEngine(t *testing.T) {
 	if diff := cmp.Diff(answers(t, fresh2, false), answers(t, again, false)); diff != "" {
 		t.Errorf("after a second change (-fresh +applied):\n%s", diff)
 	}
+	// A third change, replacing two cases' titles and triggers at once,
+	// changes the similar-case data in place of the one before (the
+	// second Apply kept the word counts): still what a fresh engine finds.
+	moved := *final[31]
+	moved.Trigger = "A quokkaapply scheduler change " + moved.Trigger
+	retitled2 := retitled
+	retitled2.Title = "Wombatapply " + retitled.Title
+	third, err := again.Apply(ctx, []*incidentlib.Case{&moved, &retitled2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer third.Close()
+	final3 := append([]*incidentlib.Case(nil), final...)
+	final3[30], final3[31] = &retitled2, &moved
+	fresh3, err := engine.Open(ctx, c.Vocabulary, final3, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh3.Close()
+	for _, id := range []string{retitled.ID, moved.ID, "IL-0561", edited.ID} {
+		a, _ := third.SimilarCases(ctx, id, 10)
+		f, _ := fresh3.SimilarCases(ctx, id, 10)
+		if fmt.Sprint(relatedIDs(a)) != fmt.Sprint(relatedIDs(f)) {
+			t.Errorf("similar to %s after a third change: %v, fresh %v", id, relatedIDs(a), relatedIDs(f))
+		}
+	}
 	for _, id := range []string{retitled.ID, "IL-0561", edited.ID} {
 		a, _ := again.SimilarCases(ctx, id, 10)
 		f, _ := fresh2.SimilarCases(ctx, id, 10)
@@ -160,4 +186,12 @@ func TestApplyAnswersAsAFreshEngine(t *testing.T) {
 			}
 		}
 	}
+}
+
+func relatedIDs(rs []incidentlib.Related) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Case.ID)
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/incidentlib/incidentlib"
 )
@@ -182,22 +183,30 @@ func newFacetIndex(v *incidentlib.Vocabulary, cases []*incidentlib.Case) *facetI
 			fi.ttr[ci] = -1
 		}
 	}
+	// Newest first; a case that rests on a listing alone comes after
+	// every case with a public source, whatever its date; the ID breaks
+	// ties, so the order is total. The keys are worked out once, not in
+	// each comparison.
+	seed := make([]bool, n)
+	started := make([]time.Time, n)
+	for i, c := range cases {
+		seed[i], started[i] = c.SeedListingOnly(), c.Timeline.Started.Time
+	}
 	fi.newest = make([]int, n)
 	for i := range fi.newest {
 		fi.newest[i] = i
 	}
-	sort.SliceStable(fi.newest, func(a, b int) bool {
-		ca, cb := cases[fi.newest[a]], cases[fi.newest[b]]
-		// A case that rests on a listing alone comes after every case
-		// with a public source, whatever its date.
-		if sa, sb := ca.SeedListingOnly(), cb.SeedListingOnly(); sa != sb {
-			return sb
+	slices.SortFunc(fi.newest, func(a, b int) int {
+		if seed[a] != seed[b] {
+			if seed[a] {
+				return 1
+			}
+			return -1
 		}
-		ta, tb := ca.Timeline.Started.Time, cb.Timeline.Started.Time
-		if !ta.Equal(tb) {
-			return ta.After(tb)
+		if c := started[b].Compare(started[a]); c != 0 {
+			return c
 		}
-		return ca.ID > cb.ID
+		return strings.Compare(cases[b].ID, cases[a].ID)
 	})
 	return fi
 }

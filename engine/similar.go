@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -44,7 +45,13 @@ type similarityIndex struct {
 	byWord map[uint32][]int32
 	// hashes, when set, holds every case's word hashes before pruning, by
 	// case, for the engine Apply makes next.
-	hashes  map[*incidentlib.Case][]uint32
+	hashes map[*incidentlib.Case][]uint32
+	// df counts the cases holding each word (before pruning), and maxDF is
+	// the most a word may have and still be kept: with hashes, what the
+	// next engine needs to change a few cases without counting them all
+	// again (replacing). Only the newest engine's index holds them.
+	df      map[uint32]int32
+	maxDF   int32
 	buffers sync.Pool // *similarBuffers, reused across calls
 }
 
@@ -67,21 +74,7 @@ func newSimilarityIndex(v *incidentlib.Vocabulary, cases []*incidentlib.Case, fi
 func newSimilarityIndexReusing(v *incidentlib.Vocabulary, cases []*incidentlib.Case, fi *facetIndex, hashes map[*incidentlib.Case][]uint32) *similarityIndex {
 	si := &similarityIndex{fi: fi, hashes: hashes}
 	n := float64(max(fi.n, 1))
-	base := [numDims]float64{
-		dimRootCause: weightRootCause, dimFactor: weightFactor, dimComponent: weightComponent,
-		dimSymptom: weightSymptom, dimGroup: weightGroup,
-	}
-	for d := range fi.dims {
-		w := make([]float32, len(fi.dims[d].terms))
-		for t := range w {
-			b := base[d]
-			if share := float64(fi.dims[d].df[t]) / n; share > commonShare {
-				b *= math.Pow(commonShare/share, commonDampingPower)
-			}
-			w[t] = float32(b)
-		}
-		si.weights[d] = w
-	}
+	si.weights = termWeights(fi)
 	si.words = make([][]uint32, len(cases))
 	df := map[uint32]int32{}
 	for i, c := range cases {
@@ -98,6 +91,9 @@ func newSimilarityIndexReusing(v *incidentlib.Vocabulary, cases []*incidentlib.C
 		}
 	}
 	maxDF := int32(max(2, int(commonShare*n)))
+	if hashes != nil {
+		si.df, si.maxDF = df, maxDF
+	}
 	si.byWord = map[uint32][]int32{}
 	for i, ws := range si.words {
 		kept := ws[:0]
@@ -114,6 +110,128 @@ func newSimilarityIndexReusing(v *incidentlib.Vocabulary, cases []*incidentlib.C
 	}
 	si.buffers.New = func() any { return &similarBuffers{score: make([]float32, fi.n)} }
 	return si
+}
+
+// termWeights weighs each vocabulary term by how many cases hold it:
+// terms most cases share say less about likeness.
+func termWeights(fi *facetIndex) [numDims][]float32 {
+	var out [numDims][]float32
+	n := float64(max(fi.n, 1))
+	base := [numDims]float64{
+		dimRootCause: weightRootCause, dimFactor: weightFactor, dimComponent: weightComponent,
+		dimSymptom: weightSymptom, dimGroup: weightGroup,
+	}
+	for d := range fi.dims {
+		w := make([]float32, len(fi.dims[d].terms))
+		for t := range w {
+			b := base[d]
+			if share := float64(fi.dims[d].df[t]) / n; share > commonShare {
+				b *= math.Pow(commonShare/share, commonDampingPower)
+			}
+			w[t] = float32(b)
+		}
+		out[d] = w
+	}
+	return out
+}
+
+// replacing returns the similarity index of cases, which are the cases
+// before with those at positions pos replaced (the same IDs, so the same
+// positions), changing only what the replaced cases' words touch: a
+// change costs the copy of the word map rather than the words of every
+// case counted and indexed again. It reports false, changing nothing,
+// when that cannot be done exactly (this index keeps no counts, or a word
+// the change touches would cross the pruning threshold, which changes
+// other cases' words): build it whole then.
+func (si *similarityIndex) replacing(cases, before []*incidentlib.Case, fi *facetIndex, pos []int) (*similarityIndex, bool) {
+	if si.df == nil || si.hashes == nil || len(cases) != len(before) || len(si.words) != len(cases) || fi.n != len(cases) {
+		return nil, false
+	}
+	maxDF := int32(max(2, int(commonShare*float64(max(fi.n, 1)))))
+	if maxDF != si.maxDF {
+		return nil, false
+	}
+	delta := map[uint32]int32{}
+	raw := make([][]uint32, len(pos))
+	for k, i := range pos {
+		old, ok := si.hashes[before[i]]
+		if !ok {
+			return nil, false
+		}
+		raw[k] = wordHashes(cases[i].Title, cases[i].Trigger)
+		for _, w := range old {
+			delta[w]--
+		}
+		for _, w := range raw[k] {
+			delta[w]++
+		}
+	}
+	for w, d := range delta {
+		if d != 0 && (si.df[w] <= maxDF) != (si.df[w]+d <= maxDF) {
+			return nil, false
+		}
+	}
+	// From here the counts belong to the new index: the engine before
+	// answers from its words and byWord, never from df.
+	n := &similarityIndex{fi: fi, df: si.df, maxDF: maxDF, weights: termWeights(fi)}
+	si.df = nil
+	for w, d := range delta {
+		if d != 0 {
+			if n.df[w] += d; n.df[w] <= 0 {
+				delete(n.df, w)
+			}
+		}
+	}
+	n.hashes = make(map[*incidentlib.Case][]uint32, len(cases))
+	for i, c := range cases {
+		n.hashes[c] = si.hashes[before[i]]
+	}
+	n.words = slices.Clone(si.words)
+	n.byWord = maps.Clone(si.byWord)
+	for k, i := range pos {
+		n.hashes[cases[i]] = raw[k]
+		for _, w := range si.words[i] {
+			if l := withoutCase(n.byWord[w], int32(i)); len(l) > 0 {
+				n.byWord[w] = l
+			} else {
+				delete(n.byWord, w)
+			}
+		}
+		kept := make([]uint32, 0, len(raw[k]))
+		for _, w := range raw[k] {
+			if n.df[w] <= maxDF {
+				kept = append(kept, w)
+				n.byWord[w] = withCase(n.byWord[w], int32(i))
+			}
+		}
+		n.words[i] = slices.Clip(kept)
+	}
+	n.buffers.New = func() any { return &similarBuffers{score: make([]float32, fi.n)} }
+	return n, true
+}
+
+// withoutCase returns a new list of l's cases but i (l is shared with
+// the engine before and never changed).
+func withoutCase(l []int32, i int32) []int32 {
+	out := make([]int32, 0, len(l))
+	for _, x := range l {
+		if x != i {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// withCase returns a new list of l's cases and i, in order.
+func withCase(l []int32, i int32) []int32 {
+	at, found := slices.BinarySearch(l, i)
+	if found {
+		return l
+	}
+	out := make([]int32, 0, len(l)+1)
+	out = append(out, l[:at]...)
+	out = append(out, i)
+	return append(out, l[at:]...)
 }
 
 // wordHashes returns the sorted, distinct FNV-1a hashes of the words of

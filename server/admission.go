@@ -34,6 +34,18 @@ type ClassLimits struct {
 	// one client, so one client cannot fill the queue.
 	MaxQueue           int
 	MaxQueuedPerClient int
+	// MaxBusy, when above zero, is the share of its slots' time the class
+	// may hold when it is kept busy for long: a budget of slot time earned
+	// at MaxBusy × Slots per second (up to BusyBurst saved), spent by each
+	// request for as long as it holds its slot. A request finds the budget
+	// spent waits in the queue as for a slot. With slots as many as the
+	// processors, admitted searches alone would otherwise saturate them
+	// under overload, leaving no processor time to refuse the rest, to
+	// answer cheap requests or even to accept connections: the kernel's
+	// queues grow and every latency with them. Below sustained overload
+	// the budget is never spent and changes nothing.
+	MaxBusy   float64
+	BusyBurst time.Duration
 }
 
 // admission is a bounded, fair wait queue in front of a fixed number of
@@ -53,9 +65,17 @@ type admission struct {
 	seq       uint64    // grants so far, to order clients by last service
 	clients   map[string]*admitClient
 
+	// The slot-time budget (MaxBusy): what is left, when it was last
+	// brought up to date, and whether a dispatch is armed for when it is
+	// positive again.
+	budget   time.Duration
+	budgetAt time.Time
+	retry    bool
+
 	admitted atomic.Uint64 // taken a slot (at once or after waiting)
 	waited   atomic.Uint64 // of those, after waiting in the queue
 	shed     atomic.Uint64 // refused: queue full or wait too long
+	held     atomic.Uint64 // times the slot-time budget held a request back
 }
 
 type admitClient struct {
@@ -82,7 +102,48 @@ func newAdmission(l ClassLimits) *admission {
 	if l.ShortWait <= 0 || l.ShortWait > l.MaxWait {
 		l.ShortWait = l.MaxWait
 	}
-	return &admission{lim: l, now: time.Now, clients: map[string]*admitClient{}, lastEmpty: time.Now()}
+	if l.MaxBusy > 0 && l.BusyBurst <= 0 {
+		l.BusyBurst = 200 * time.Millisecond
+	}
+	now := time.Now()
+	return &admission{lim: l, now: time.Now, clients: map[string]*admitClient{}, lastEmpty: now,
+		budget: time.Duration(float64(l.BusyBurst) * float64(max(1, l.Slots))), budgetAt: now}
+}
+
+// earnLocked brings the slot-time budget up to now.
+func (a *admission) earnLocked(now time.Time) {
+	rate := a.lim.MaxBusy * float64(a.lim.Slots)
+	a.budget += time.Duration(float64(now.Sub(a.budgetAt)) * rate)
+	if most := time.Duration(float64(a.lim.BusyBurst) * float64(a.lim.Slots)); a.budget > most {
+		a.budget = most
+	}
+	a.budgetAt = now
+}
+
+// spentLocked reports whether the slot-time budget holds new work back;
+// when it does, a dispatch is armed for when the budget is positive
+// again, so that the waiters are served then even if nothing else
+// happens.
+func (a *admission) spentLocked() bool {
+	if a.lim.MaxBusy <= 0 {
+		return false
+	}
+	a.earnLocked(a.now())
+	if a.budget > 0 {
+		return false
+	}
+	a.held.Add(1)
+	if !a.retry {
+		a.retry = true
+		after := time.Duration(float64(-a.budget)/(a.lim.MaxBusy*float64(a.lim.Slots))) + 100*time.Microsecond
+		time.AfterFunc(after, func() {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			a.retry = false
+			a.dispatchLocked()
+		})
+	}
+	return true
 }
 
 // acquire takes a slot for client, waiting as the limits allow. It returns
@@ -98,7 +159,7 @@ func (a *admission) acquire(ctx context.Context, client string) (release func())
 		c = &admitClient{}
 		a.clients[client] = c
 	}
-	if a.queued == 0 && a.inUse < a.lim.Slots && c.inFlight < a.lim.MaxPerClient {
+	if a.queued == 0 && a.inUse < a.lim.Slots && c.inFlight < a.lim.MaxPerClient && !a.spentLocked() {
 		a.grantLocked(c)
 		a.mu.Unlock()
 		a.admitted.Add(1)
@@ -172,12 +233,18 @@ func (a *admission) forgetLocked(key string, c *admitClient) {
 
 func (a *admission) releaser(client string) func() {
 	var once sync.Once
-	return func() { once.Do(func() { a.release(client) }) }
+	start := a.now()
+	return func() { once.Do(func() { a.release(client, start) }) }
 }
 
-func (a *admission) release(client string) {
+func (a *admission) release(client string, start time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.lim.MaxBusy > 0 {
+		now := a.now()
+		a.earnLocked(now)
+		a.budget -= now.Sub(start)
+	}
 	a.inUse--
 	if c := a.clients[client]; c != nil {
 		c.inFlight--
@@ -188,7 +255,7 @@ func (a *admission) release(client string) {
 
 // dispatchLocked hands free slots to waiters, fairly.
 func (a *admission) dispatchLocked() {
-	for a.inUse < a.lim.Slots && a.queued > 0 {
+	for a.inUse < a.lim.Slots && a.queued > 0 && !a.spentLocked() {
 		var best *admitClient
 		for _, c := range a.clients {
 			if len(c.waiters) == 0 || c.inFlight >= a.lim.MaxPerClient {

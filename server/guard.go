@@ -51,10 +51,14 @@ type Limits struct {
 // (sustained overload, not a burst) the clients with requests already
 // running or waiting wait 50 ms at most, so that what is admitted is
 // still answered fast and the rest are told to retry. At most 64 wait,
-// 16 of them from one client.
+// 16 of them from one client. Under sustained overload the slots are
+// kept busy at most 85% of the time (MaxBusy), so that a server with as
+// many slots as processors keeps some of them for refusing what it cannot
+// take and for cheap requests; a burst (200 ms of slot time) is never held.
 func DefaultExpensive(slots int) ClassLimits {
 	return ClassLimits{Slots: slots, MaxPerClient: max(1, slots-1), MaxWait: 300 * time.Millisecond, ShortWait: 50 * time.Millisecond,
-		OverloadAfter: 150 * time.Millisecond, MaxQueue: 64, MaxQueuedPerClient: 16}
+		OverloadAfter: 150 * time.Millisecond, MaxQueue: 64, MaxQueuedPerClient: 16,
+		MaxBusy: 0.85, BusyBurst: 200 * time.Millisecond}
 }
 
 // DefaultWrite is the write path's own budget: four at once (they wait

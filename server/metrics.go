@@ -114,6 +114,7 @@ func (m *metrics) registerGuard(g *guard) {
 			counter(p+"_admitted_total", "Requests of "+c.name+" work admitted.", func() float64 { return float64(a.admitted.Load()) }),
 			counter(p+"_waited_total", "Requests of "+c.name+" work admitted after waiting in the queue.", func() float64 { return float64(a.waited.Load()) }),
 			counter(p+"_shed_total", "Requests of "+c.name+" work refused with 503: the queue was full or no slot came free in time.", func() float64 { return float64(a.shed.Load()) }),
+			counter(p+"_budget_held_total", "Times a request of "+c.name+" work was held in the queue because the class had used its share of slot time (sustained overload).", func() float64 { return float64(a.held.Load()) }),
 		)
 	}
 }
