@@ -814,10 +814,9 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		kept = append(kept, c)
 	}
 	set = kept
-	if best > 0 && !pl.long {
+	if best > 0 {
 		// Every case holding all meaningful clauses ranks above every
-		// partial one (a long text is ranked by how much of it a case
-		// holds, above).
+		// partial one.
 		for _, c := range set {
 			if heldBy(c, mask[c]&req) >= fullNeed-1e-9 {
 				score[c] += best
