@@ -803,7 +803,13 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 			continue
 		}
 		if got != req || (credit < 1 && text[c]&req != req) {
-			score[c] *= cov * cov
+			if pl.long {
+				// A long text: BM25 over its words, times the share
+				// of it the case holds.
+				score[c] *= cov
+			} else {
+				score[c] *= cov * cov
+			}
 		}
 		if held < fullNeed-1e-9 {
 			best = max(best, score[c])
