@@ -569,17 +569,13 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		e.releaseMatches(buf)
 	}
 	maxTyped := make([]float64, len(pl.clauses))
-	// shows holds the cases whose text shows a recognised signature's
-	// symptom: they rank first.
-	var shows bitset
+	// A query with a recognised signature is long (newPlan): its cases
+	// are ranked with the rest of the query, not above it.
 	var sigClauses uint32
 	for ci, pc := range pl.clauses {
 		if pc.sig != nil {
 			sigClauses |= 1 << uint(ci)
 		}
-	}
-	if sigClauses != 0 {
-		shows = newBitset(len(e.cases))
 	}
 	for mi := range pl.matchers {
 		m := &pl.matchers[mi]
@@ -590,7 +586,6 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		if m.kind == matchTyped || m.kind == matchSignature {
 			ci = bits.TrailingZeros32(m.span)
 		}
-		sig := m.kind == matchSignature
 		w := m.weight * pl.clauses[bits.TrailingZeros32(m.span)].topical
 		walk := e.walk
 		if pl.long {
@@ -599,9 +594,6 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		err := walk(ctx, r, m.q, allowed, func(c int, s float64) {
 			if mask[c] == 0 {
 				set = append(set, c)
-			}
-			if sig {
-				shows.set(c)
 			}
 			mask[c] |= m.span
 			text[c] |= m.span
@@ -671,9 +663,6 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 			}
 			if mask[c] == 0 {
 				set = append(set, c)
-			}
-			if m.kind == matchQuoted {
-				shows.set(c)
 			}
 			mask[c] |= m.span
 			score[c] += boost
@@ -798,7 +787,7 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 			cov /= total
 		}
 		heldAll := float64(bits.OnesCount32(text[c]&req)) + credit*float64(bits.OnesCount32(got&^text[c]))
-		if got == 0 || (!pl.long && held < need-1e-9 && heldAll < float64(needAll)-1e-9 && (shows == nil || !shows.has(c))) {
+		if got == 0 || (!pl.long && held < need-1e-9 && heldAll < float64(needAll)-1e-9) {
 			score[c], mask[c], text[c] = 0, 0, 0
 			continue
 		}
@@ -826,21 +815,6 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		for _, c := range set {
 			if heldBy(c, mask[c]&req) >= fullNeed-1e-9 {
 				score[c] += best
-			}
-		}
-	}
-	if shows != nil && !pl.long {
-		// The cases whose text shows a recognised symptom rank above
-		// those that match only the rest of the query or a term. (A
-		// query with a signature is always long: this is kept for
-		// callers that build plans by hand.)
-		top := 0.0
-		for _, c := range set {
-			top = max(top, score[c])
-		}
-		for _, c := range set {
-			if shows.has(c) {
-				score[c] += top
 			}
 		}
 	}
