@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
@@ -93,6 +94,11 @@ type plan struct {
 	terms    []incidentlib.Term // recognised vocabulary terms
 	fuzzy    map[int][]string   // clause → candidate stems tried
 	spelled  map[string]string  // candidate stem → the corpus word it was found as
+	// long is set for a sentence, a description or a pasted text (at
+	// least sentenceClauses meaningful words, or an error signature):
+	// every case holding any of its words is a candidate, ranked by how
+	// much of the text it holds (runPlan).
+	long bool
 	// notice says why the typo fallback was not tried for a word, when a
 	// bound of the cost model kept it from running.
 	notice string
@@ -106,7 +112,17 @@ func anyField(mk func(field string) query.Query) query.Query {
 		q.(query.BoostableQuery).SetBoost(f.boost)
 		alts = append(alts, q)
 	}
-	return query.NewDisjunctionQuery(alts)
+	return &fieldsQuery{DisjunctionQuery: query.NewDisjunctionQuery(alts), fields: alts}
+}
+
+// fieldsQuery is one word or phrase over every text field. As a Bleve
+// disjunction it scores a case by the fields that hold it times the share
+// of the fields that do (Bleve's coordination factor); a long query walks
+// its fields one by one instead (runPlan), so a word counts in full in
+// each field that holds it.
+type fieldsQuery struct {
+	*query.DisjunctionQuery
+	fields []query.Query
 }
 
 func itemQuery(it item) query.Query {
@@ -184,7 +200,7 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 			addTerm(&sig.Terms[k], 1<<uint(ci))
 		}
 	}
-	for _, c := range p.clauses {
+	for _, c := range e.longClauses(a, p) {
 		var alts []item
 		var seqs [][]string
 		question := true
@@ -253,6 +269,7 @@ func (e *Engine) newPlan(r index.IndexReader, p parsedText) (*plan, error) {
 			words++
 		}
 	}
+	pl.long = words >= sentenceClauses || len(p.signatures) > 0
 	if words >= sentenceClauses {
 		for ci := range pl.clauses {
 			if pc := &pl.clauses[ci]; pc.sig == nil {
@@ -485,6 +502,25 @@ func nearSpellings(r index.IndexReader, stem string, d int) []string {
 	return out
 }
 
+// walkFields runs q as walk does, but a word or phrase over every text
+// field (anyField) is walked field by field: fn is called once for each
+// field that holds it, with that field's score, so the scores add up
+// without Bleve's coordination factor (the share of the fields that hold
+// it), which would make a word found only in a case's body count a fifth
+// of what it scores there.
+func (e *Engine) walkFields(ctx context.Context, r index.IndexReader, q query.Query, allowed bitset, fn func(ci int, score float64)) error {
+	fq, ok := q.(*fieldsQuery)
+	if !ok {
+		return e.walk(ctx, r, q, allowed, fn)
+	}
+	for _, f := range fq.fields {
+		if err := e.walk(ctx, r, f, allowed, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // walk runs one Bleve query and calls fn for every matching case that
 // passes allowed, with its score.
 func (e *Engine) walk(ctx context.Context, r index.IndexReader, q query.Query, allowed bitset, fn func(ci int, score float64)) error {
@@ -533,17 +569,13 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		e.releaseMatches(buf)
 	}
 	maxTyped := make([]float64, len(pl.clauses))
-	// shows holds the cases whose text shows a recognised signature's
-	// symptom: they rank first.
-	var shows bitset
+	// A query with a recognised signature is long (newPlan): its cases
+	// are ranked with the rest of the query, not above it.
 	var sigClauses uint32
 	for ci, pc := range pl.clauses {
 		if pc.sig != nil {
 			sigClauses |= 1 << uint(ci)
 		}
-	}
-	if sigClauses != 0 {
-		shows = newBitset(len(e.cases))
 	}
 	for mi := range pl.matchers {
 		m := &pl.matchers[mi]
@@ -554,14 +586,14 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		if m.kind == matchTyped || m.kind == matchSignature {
 			ci = bits.TrailingZeros32(m.span)
 		}
-		sig := m.kind == matchSignature
 		w := m.weight * pl.clauses[bits.TrailingZeros32(m.span)].topical
-		err := e.walk(ctx, r, m.q, allowed, func(c int, s float64) {
+		walk := e.walk
+		if pl.long {
+			walk = e.walkFields
+		}
+		err := walk(ctx, r, m.q, allowed, func(c int, s float64) {
 			if mask[c] == 0 {
 				set = append(set, c)
-			}
-			if sig {
-				shows.set(c)
 			}
 			mask[c] |= m.span
 			text[c] |= m.span
@@ -631,9 +663,6 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 			}
 			if mask[c] == 0 {
 				set = append(set, c)
-			}
-			if m.kind == matchQuoted {
-				shows.set(c)
 			}
 			mask[c] |= m.span
 			score[c] += boost
@@ -758,12 +787,18 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 			cov /= total
 		}
 		heldAll := float64(bits.OnesCount32(text[c]&req)) + credit*float64(bits.OnesCount32(got&^text[c]))
-		if (got == 0 || (held < need-1e-9 && heldAll < float64(needAll)-1e-9)) && (shows == nil || !shows.has(c)) {
+		if got == 0 || (!pl.long && held < need-1e-9 && heldAll < float64(needAll)-1e-9) {
 			score[c], mask[c], text[c] = 0, 0, 0
 			continue
 		}
 		if got != req || (credit < 1 && text[c]&req != req) {
-			score[c] *= cov * cov
+			if pl.long {
+				// A long text: BM25 over its words, times the share
+				// of it the case holds.
+				score[c] *= cov
+			} else {
+				score[c] *= cov * cov
+			}
 		}
 		if held < fullNeed-1e-9 {
 			best = max(best, score[c])
@@ -780,19 +815,6 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 		for _, c := range set {
 			if heldBy(c, mask[c]&req) >= fullNeed-1e-9 {
 				score[c] += best
-			}
-		}
-	}
-	if shows != nil {
-		// The cases whose text shows a recognised symptom rank above
-		// those that match only the rest of the query or a term.
-		top := 0.0
-		for _, c := range set {
-			top = max(top, score[c])
-		}
-		for _, c := range set {
-			if shows.has(c) {
-				score[c] += top
 			}
 		}
 	}
@@ -869,3 +891,54 @@ func yearOf(w string) (int, bool) {
 // hasDigit reports whether a word holds a digit: numbers, versions and
 // error codes are never typos of a word.
 func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
+
+// longClauses returns the query's clauses; in a long text (a sentence, a
+// description, a pasted alert: at least sentenceClauses meaningful words,
+// or an error signature) the words written together are also taken
+// apart. A word joined by hyphens or dots (iptables-restore,
+// ingress-nginx, facebook.com, nginx.conf) becomes its parts, each a word
+// of its own: a paste names things as its tools print them, the cases as
+// people write them. A quoted phrase stays, and its words are added: a
+// quoted error message is rarely written word for word by the cases. Parts
+// with digits (v1.8.4, us-east-1's 1) are left out. A short query keeps
+// them whole (us-east-1, read-only, "split brain").
+func (e *Engine) longClauses(a analysis.Analyzer, p parsedText) []clause {
+	words := 0
+	for _, c := range p.clauses {
+		for _, t := range analyzedTerms(a, c.alts[0].text) {
+			if !e.lex.question[t] {
+				words++
+				break
+			}
+		}
+	}
+	if words < sentenceClauses && len(p.signatures) == 0 {
+		return p.clauses
+	}
+	split := func(s string) []clause {
+		var out []clause
+		for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == '.' || r == ' ' }) {
+			if !hasDigit(w) {
+				out = append(out, clause{alts: []item{{text: w}}})
+			}
+		}
+		return out
+	}
+	out := make([]clause, 0, len(p.clauses))
+	for _, c := range p.clauses {
+		switch it := c.alts[0]; {
+		case len(c.alts) > 1 || !strings.ContainsAny(it.text, ". "):
+			out = append(out, c)
+		case it.phrase && !it.joined:
+			out = append(out, c)
+			out = append(out, split(it.text)...)
+		default:
+			if parts := split(it.text); len(parts) > 0 {
+				out = append(out, parts...)
+			} else {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}

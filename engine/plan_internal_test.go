@@ -14,6 +14,7 @@ import (
 func TestParseTextSyntax(t *testing.T) {
 	w := func(s string) item { return item{text: s} }
 	ph := func(s string) item { return item{text: s, phrase: true} }
+	jn := func(s string) item { return item{text: s, phrase: true, joined: true} }
 	tests := []struct {
 		in      string
 		clauses [][]item
@@ -25,7 +26,7 @@ func TestParseTextSyntax(t *testing.T) {
 		{`kafka OR rabbitmq lag`, [][]item{{w("kafka"), w("rabbitmq")}, {w("lag")}}, nil},
 		{`OR kafka`, [][]item{{w("or")}, {w("kafka")}}, nil},
 		{`steam rm -rf`, [][]item{{w("steam")}, {w("rm")}, {w("rf")}}, nil},
-		{`us-east-1 read-only`, [][]item{{ph("us east 1")}, {ph("read only")}}, nil},
+		{`us-east-1 read-only`, [][]item{{jn("us east 1")}, {jn("read only")}}, nil},
 		{`+database (writer:*)`, [][]item{{w("database")}, {w("writer")}}, nil},
 		{`"unbalanced quote`, [][]item{{ph("unbalanced quote")}}, nil},
 	}
@@ -43,6 +44,41 @@ func TestParseTextSyntax(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.exclude, p.exclude, cmp.AllowUnexported(item{})); diff != "" {
 			t.Errorf("%q exclude (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+// TestLongTextTakesJoinedWordsApart: in a sentence or a paste, a word
+// joined by hyphens or dots is searched as its parts (numbers left out),
+// and a quoted phrase as itself and its words; a few keywords keep them
+// whole.
+func TestLongTextTakesJoinedWordsApart(t *testing.T) {
+	e := openFixture(t)
+	a := e.analyzer()
+	tests := []struct {
+		in   string
+		want []string // each clause's alternatives, joined by " OR "
+	}{
+		{`us-east-1 read-only`, []string{`"us east 1"`, `"read only"`}},
+		{`"split brain" database`, []string{`"split brain"`, "database"}},
+		{`kube-proxy failed to run iptables-restore v1.8.4 on the upgraded nodes`,
+			[]string{"kube", "proxy", "failed", "run", "iptables", "restore", "v1.8.4", "upgraded", "nodes"}},
+		{`lookups of api.example.com timed out for "every single request" today`,
+			[]string{"lookups", "api", "example", "com", "timed", `"every single request"`, "every", "single", "request", "today"}},
+	}
+	for _, tt := range tests {
+		p, err := parseText(tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range e.longClauses(a, p) {
+			if len(analyzedTerms(a, c.alts[0].text)) > 0 {
+				got = append(got, c.display())
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tt.in, diff)
 		}
 	}
 }

@@ -22,6 +22,7 @@ const (
 type item struct {
 	text   string // folded to single spaces; a phrase has several words
 	phrase bool   // quoted, or a hyphenated word such as read-only
+	joined bool   // written as one chunk with hyphens (read-only), not quoted
 }
 
 // clause is one thing the query asks for: an item, or several joined by OR
@@ -129,7 +130,7 @@ func parseText(s string) (parsedText, error) {
 		case len(words) == 1:
 			toks = append(toks, token{it: item{text: words[0]}, negate: negate})
 		case strings.ContainsAny(chunk, "-"):
-			toks = append(toks, token{it: item{text: strings.Join(words, " "), phrase: true}, negate: negate})
+			toks = append(toks, token{it: item{text: strings.Join(words, " "), phrase: true, joined: true}, negate: negate})
 		default:
 			for k, w := range words {
 				toks = append(toks, token{it: item{text: w}, negate: negate && k == 0})

@@ -173,3 +173,30 @@ func TestLongPastedTextIsAQuery(t *testing.T) {
 		t.Errorf("a pasted paragraph did not find IL-0561: %v", ids(res))
 	}
 }
+
+// TestALongTextIsSearchedWordByWord: a sentence or a pasted line is
+// searched for any of its words, the cases ranked by how much of it they
+// hold, and a word joined by hyphens is taken apart: "iptables-restore"
+// finds the case that writes iptables, where a phrase of its parts found
+// no case, and the page is full.
+func TestALongTextIsSearchedWordByWord(t *testing.T) {
+	res := search(t, "our nodes logged iptables-restore errors and pods lost traffic")
+	if len(res.Hits) < 10 {
+		t.Errorf("%d hits; a long text should fill the page", len(res.Hits))
+	}
+	found := false
+	for _, h := range res.Hits[:min(3, len(res.Hits))] {
+		for _, m := range h.Matched {
+			if m.Word == "iptables" {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no case in the top 3 matched iptables: %v", ids(res))
+	}
+	// A few keywords keep a hyphenated word whole.
+	if res := search(t, "iptables-restore"); res.Total != 0 {
+		t.Errorf("iptables-restore alone: %d cases, want none (no case writes the phrase)", res.Total)
+	}
+}

@@ -3,8 +3,12 @@ package relevance_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
+	"time"
 
+	"github.com/incidentlib/incidentlib/corpus"
+	"github.com/incidentlib/incidentlib/engine"
 	"github.com/incidentlib/incidentlib/engine/enginetest"
 	"github.com/incidentlib/incidentlib/relevance"
 )
@@ -21,10 +25,56 @@ import (
 // 60 new cases (judged into the set by reading them, where they answer a
 // query) and the second readings' edits to the early cases, with no
 // ranking change: tuning 0.909 / 0.942 / 0.899, held out 0.916 / 0.940 /
-// 0.903.
+// 0.903. Raised on 2 December 2026 when a long text came to be searched
+// word by word (docs/search.md): tuning 0.908 / 0.943 / 0.899, held out
+// 0.912 / 0.958 / 0.905.
 var floors = map[string]struct{ recall, mrr, ndcg float64 }{
 	"tuning":   {0.90, 0.94, 0.89},
-	"held out": {0.91, 0.94, 0.90},
+	"held out": {0.91, 0.95, 0.90},
+}
+
+// blindFloors are the same for relevance/blind.yaml (half held out, seed
+// 20261202), recorded on 2 December 2026 at 825 cases when a long text
+// came to be searched word by word, rounded down: tuning 0.610 / 0.819 /
+// 0.622, held out 0.607 / 0.798 / 0.632 (judged share, MRR, nDCG@10).
+var blindFloors = map[string]struct{ recall, mrr, ndcg float64 }{
+	"tuning":   {0.61, 0.81, 0.62},
+	"held out": {0.60, 0.79, 0.63},
+}
+
+func TestBlindSetFloor(t *testing.T) {
+	// Its own engine, with a deadline that a machine busy with other
+	// work cannot reach: this measures the ranking, the benchmark and the
+	// cost tests measure the time.
+	c, problems, err := corpus.Load(corpus.Options{})
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("loading the shipped corpus: %v %v", err, problems)
+	}
+	e, err := engine.Open(context.Background(), c.Vocabulary, c.Cases, engine.Options{QueryTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	data, err := os.ReadFile("blind.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := relevance.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tune, held := set.SplitOut(2)
+	for name, qs := range map[string][]relevance.Query{"tuning": tune, "held out": held} {
+		sc, _, err := relevance.Evaluate(context.Background(), e, qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Held-out queries are never listed one by one: only the figures.
+		if f := blindFloors[name]; sc.RecallAt10 < f.recall || sc.MRR < f.mrr || sc.NDCGAt10 < f.ndcg {
+			t.Errorf("blind set, %s: judged share %.3f, MRR %.3f, nDCG@10 %.3f; the floor is %.2f, %.2f, %.2f",
+				name, sc.RecallAt10, sc.MRR, sc.NDCGAt10, f.recall, f.mrr, f.ndcg)
+		}
+	}
 }
 
 func TestRelevanceFloor(t *testing.T) {
