@@ -271,7 +271,17 @@ func fixDeepLiveness(_ *Snapshot, o *Object, u map[string]any) bool {
 			return
 		}
 		var p corev1.Probe
-		if convert(l, &p) != nil || remoteProbe(&p) == "" {
+		if convert(l, &p) != nil {
+			return
+		}
+		var readiness *corev1.Probe
+		if rm, _ := c["readinessProbe"].(map[string]any); rm != nil {
+			readiness = new(corev1.Probe)
+			if convert(rm, readiness) != nil {
+				readiness = nil
+			}
+		}
+		if remoteProbe(&p, readiness) == "" {
 			return
 		}
 		port := probePort(c, "livenessProbe")
