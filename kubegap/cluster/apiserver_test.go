@@ -131,7 +131,7 @@ func TestAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	disc, err := discovery.NewDiscoveryClientForConfig(rc)
+	disc, err := newAPIDiscovery(rc)
 	if err != nil {
 		t.Fatal(err)
 	}

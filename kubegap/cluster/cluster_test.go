@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/discovery"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	"k8s.io/client-go/dynamic"
 	fakedynamic "k8s.io/client-go/dynamic/fake"
@@ -346,7 +345,7 @@ func TestLoadPages(t *testing.T) {
 type groupFailed struct{ lists []*metav1.APIResourceList }
 
 func (g groupFailed) ServerGroupsAndResourcesWithContext(context.Context) ([]*metav1.APIGroup, []*metav1.APIResourceList, error) {
-	return nil, g.lists, &discovery.ErrGroupDiscoveryFailed{Groups: map[schema.GroupVersion]error{
+	return nil, g.lists, &groupDiscoveryFailed{Groups: map[schema.GroupVersion]error{
 		{Group: "networking.istio.io", Version: "v1"}: errors.New("the server is currently unable to handle the request"),
 		{Group: "metrics.k8s.io", Version: "v1beta1"}: errors.New("the server is currently unable to handle the request"),
 	}}
