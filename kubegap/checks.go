@@ -41,7 +41,7 @@ func catalogue() []check {
 	cs := []check{
 		{Check: incidentlib.Check{
 			ID: "KG001", Title: "Liveness probe depends on something remote or deep", Severity: incidentlib.CheckHigh,
-			Rule:    "A liveness probe must test only the container itself: not another host, not a dependency-checking path such as /health/deep or /ready, not a database or network client pointed elsewhere.",
+			Rule:    "A liveness probe must test only the container itself: not another host, not a dependency-checking path such as /health/deep, not a readiness endpoint (/ready) that the readiness probe does not use, not a database or network client pointed elsewhere.",
 			Why:     "When the dependency fails, every replica fails its liveness probe at once and Kubernetes restarts them all, so a dependency outage becomes a restart loop that outlives it. chatgpt.com's web pods (IL-0601) crash-looped on a health check tied to Cosmos DB for hours after the database had recovered; Railway's replicas (IL-0821) all dropped out together when their health check could not get a database connection.",
 			Fix:     "Point the liveness probe at a local endpoint that answers while the process can serve at all; check dependencies in the readiness probe, which takes a pod out of the Service without restarting it.",
 			FixYAML: "livenessProbe:\n  httpGet:\n    path: /livez        # process-only: no database, no downstream calls\n    port: 8080\nreadinessProbe:\n  httpGet:\n    path: /readyz       # may check dependencies\n    port: 8080\n",
@@ -273,7 +273,7 @@ func catalogue() []check {
 		}, run: checkStatefulSetPullAlways},
 		{Check: incidentlib.Check{
 			ID: "KG030", Title: "Image tag that floats", Severity: incidentlib.CheckLow,
-			Rule:    "A container image tag should name one build: a patch-level version (1.4.2), a commit or build number, or a digest, not a moving tag such as alpine, stable or 20.",
+			Rule:    "A container image tag should name one build: a patch-level version (1.4.2), a commit or build number (v14 counts, except on Docker Official Images), or a digest, not a moving tag such as alpine, stable, 20 or v2.10.",
 			Why:     "A moving tag changes under the same name when its publisher pushes: pods started on different days run different builds, and a restart can bring in a release nobody tested. One server running different code lost Knight Capital $460 million (IL-0123).",
 			Fix:     "Pin the tag to a patch-level version, or better a digest.",
 			FixYAML: "image: redis:7.2.5-alpine   # or redis@sha256:…\n",

@@ -181,6 +181,32 @@ func checkStatefulSetPullAlways(s *Snapshot, r *reporter) {
 // release (RELEASE.2023-05-27T05-56-19Z, 2024.06.01, 20240601).
 var pinnedTag = regexp.MustCompile(`[0-9]+\.[0-9]+\.[0-9]+|(^|[^0-9a-f])[0-9a-f]{7,40}($|[^0-9a-f])|[0-9]{6,}|(19|20)[0-9]{2}[-.][01][0-9][-.][0-3][0-9]`)
 
+// buildCounterTag matches a tag that is a v and one number (v5, v14): the
+// form projects give successive builds of their own images, where each
+// new build takes the next number and no tag is re-pointed.
+var buildCounterTag = regexp.MustCompile(`^v[0-9]+$`)
+
+// officialImage reports whether an image is a Docker Official Image (no
+// registry and no organisation, or docker.io/library/…): those publish
+// moving alias tags by policy (node:20, traefik:v3), so there a v and one
+// number is a major line, not a build.
+func officialImage(image string) bool {
+	name := image
+	if i := strings.IndexAny(name, "@"); i >= 0 {
+		name = name[:i]
+	}
+	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
+		name = name[:i]
+	}
+	for _, p := range []string{"docker.io/library/", "index.docker.io/library/", "library/", "docker.io/", "index.docker.io/"} {
+		if strings.HasPrefix(name, p) {
+			name = strings.TrimPrefix(name, p)
+			break
+		}
+	}
+	return !strings.Contains(name, "/")
+}
+
 // KG030
 func checkFloatingTag(s *Snapshot, r *reporter) {
 	for _, w := range s.audited() {
@@ -189,12 +215,12 @@ func checkFloatingTag(s *Snapshot, r *reporter) {
 				continue
 			}
 			tag, digest := imageTag(c.Image)
-			if digest || tag == "" || tag == "latest" || pinnedTag.MatchString(strings.ToLower(tag)) {
+			lower := strings.ToLower(tag)
+			if digest || tag == "" || tag == "latest" || pinnedTag.MatchString(lower) ||
+				(buildCounterTag.MatchString(lower) && !officialImage(c.Image)) {
 				continue
 			}
-			{
-				r.add(&w.Object, "container %q: image %s uses tag %q, which names no patch-level version, so it moves when the publisher pushes a new build", c.Name, c.Image, tag)
-			}
+			r.add(&w.Object, "container %q: image %s uses tag %q, which names no patch-level version, so it moves when the publisher pushes a new build", c.Name, c.Image, tag)
 		}
 	}
 }

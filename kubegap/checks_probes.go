@@ -37,11 +37,18 @@ func (s *Snapshot) audited() []*Workload {
 }
 
 // deepPathWords are path segments that say a health endpoint checks more
-// than the process: dependencies, a database, readiness.
+// than the process: dependencies, a database, everything at once.
 var deepPathWords = map[string]bool{
 	"deep": true, "dependencies": true, "dependency": true, "deps": true, "downstream": true, "upstream": true,
-	"db": true, "database": true, "ready": true, "readiness": true, "readyz": true, "full": true,
+	"db": true, "database": true, "full": true,
 }
+
+// readyPathWords name a readiness endpoint. A liveness probe on one
+// restarts the pod whenever it is unready. When the readiness probe runs
+// that same check, the gap is KG002's (it weighs the two windows), and
+// the name alone says nothing reaches beyond the pod, so KG001 counts
+// these words only when readiness runs another check, or none.
+var readyPathWords = map[string]bool{"ready": true, "readiness": true, "readyz": true}
 
 // networkClients are programs that, in an exec probe, talk to a server.
 var networkClients = map[string]bool{
@@ -60,9 +67,10 @@ func localHost(h string) bool {
 		strings.HasPrefix(h, "$(") || strings.HasPrefix(h, "${") || strings.HasPrefix(h, "$")
 }
 
-// remoteProbe says why a probe depends on something beyond the container,
-// or "" when it does not.
-func remoteProbe(p *corev1.Probe) string {
+// remoteProbe says why a liveness probe depends on something beyond the
+// container, or "" when it does not; readiness is the same container's
+// readiness probe (nil when it has none).
+func remoteProbe(p, readiness *corev1.Probe) string {
 	switch {
 	case p.HTTPGet != nil:
 		if !localHost(p.HTTPGet.Host) {
@@ -78,9 +86,18 @@ func remoteProbe(p *corev1.Probe) string {
 		// Only the path's own segments: a query string on a local path
 		// (/healthz?full=true) asks the same process for more detail and
 		// is not a dependency check by itself.
-		for _, w := range wordSplit.Split(path, -1) {
+		words := wordSplit.Split(path, -1)
+		for _, w := range words {
 			if deepPathWords[w] {
-				return fmt.Sprintf("its path %q looks like a dependency or readiness check", p.HTTPGet.Path)
+				return fmt.Sprintf("its path %q looks like a dependency check", p.HTTPGet.Path)
+			}
+		}
+		if readiness != nil && reflect.DeepEqual(normalHandler(p.ProbeHandler), normalHandler(readiness.ProbeHandler)) {
+			return ""
+		}
+		for _, w := range words {
+			if readyPathWords[w] {
+				return fmt.Sprintf("its path %q is a readiness endpoint that the readiness probe does not use, so the pod restarts whenever it is unready", p.HTTPGet.Path)
 			}
 		}
 	case p.TCPSocket != nil:
@@ -176,7 +193,7 @@ func checkDeepLiveness(s *Snapshot, r *reporter) {
 			if c.LivenessProbe == nil {
 				continue
 			}
-			if why := remoteProbe(c.LivenessProbe); why != "" {
+			if why := remoteProbe(c.LivenessProbe, c.ReadinessProbe); why != "" {
 				r.add(&w.Object, "container %q: the liveness probe depends on more than the container: %s", c.Name, why)
 			}
 		}

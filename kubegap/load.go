@@ -130,6 +130,10 @@ func parseDocument(doc document) parsedDoc {
 	}
 	conv := converter{budget: maxNodes}
 	v, err := conv.value(&root, 0)
+	var dup *duplicateKeyError
+	if errors.As(err, &dup) {
+		return fail(doc.line+dup.line-1, "malformed YAML: mapping key %q already defined at line %d", dup.key, doc.line+dup.first-1)
+	}
 	if err != nil {
 		if line := helmLeftover(doc.text); line > 0 {
 			return fail(doc.line+line-1, "%s", helmMessage)
@@ -346,6 +350,10 @@ func (c *converter) value(n *yaml.Node, depth int) (any, error) {
 		return c.value(n.Alias, depth+1)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
+		var first map[string]int // line of each key set explicitly
+		if len(n.Content) > 2 {
+			first = make(map[string]int, len(n.Content)/2)
+		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
@@ -356,6 +364,12 @@ func (c *converter) value(n *yaml.Node, depth int) (any, error) {
 			}
 			if k.Kind != yaml.ScalarNode {
 				return nil, fmt.Errorf("line %d: a mapping key must be a plain value", k.Line)
+			}
+			if first != nil {
+				if line, twice := first[k.Value]; twice {
+					return nil, &duplicateKeyError{key: k.Value, line: k.Line, first: line}
+				}
+				first[k.Value] = k.Line
 			}
 			val, err := c.value(v, depth+1)
 			if err != nil {
@@ -378,6 +392,19 @@ func (c *converter) value(n *yaml.Node, depth int) (any, error) {
 		return scalar(n)
 	}
 	return nil, fmt.Errorf("line %d: unexpected YAML node", n.Line)
+}
+
+// duplicateKeyError is a mapping that sets one key twice, which YAML
+// forbids and kubectl rejects. Read leniently, the later value would win
+// silently: two files joined without a --- line would become one object
+// made of both.
+type duplicateKeyError struct {
+	key         string
+	line, first int // lines in the document
+}
+
+func (e *duplicateKeyError) Error() string {
+	return fmt.Sprintf("line %d: mapping key %q already defined at line %d", e.line, e.key, e.first)
 }
 
 // merge applies a "<<" merge key: keys already set win.

@@ -75,6 +75,11 @@ func TestLoadBadInput(t *testing.T) {
 		skipped    map[string]int
 	}{
 		{"malformed YAML", good + "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: [unclosed\n", []string{"7: malformed YAML"}, 1, nil},
+		{"a key twice, as when two files are joined without ---", good + "---\napiVersion: v1\nkind: Service\nmetadata: {name: a}\napiVersion: v1\nkind: Service\nmetadata: {name: b}\n",
+			[]string{`8: malformed YAML: mapping key "apiVersion" already defined at line 5`}, 1, nil},
+		{"a key twice in a nested mapping", good + "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  name: b\n",
+			[]string{`9: malformed YAML: mapping key "name" already defined at line 8`}, 1, nil},
+		{"a merge key may be overridden", good + "---\nbase: &b {kind: Service}\n<<: *b\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: m}\n", nil, 2, nil},
 		{"bad indentation", good + "---\napiVersion: v1\nkind: Service\n metadata: x\n", []string{"7: malformed YAML"}, 1, nil},
 		{"no name", good + "---\napiVersion: v1\nkind: Service\nmetadata: {}\n", []string{"5: Service has no metadata.name"}, 1, nil},
 		{"no kind", good + "---\napiVersion: v1\nmetadata: {name: x}\n", []string{"5: object has no kind"}, 1, nil},

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -16,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"sigs.k8s.io/yaml"
 )
 
 // This file turns a finding's fix into a patch to the object found: the
@@ -122,7 +122,7 @@ func makePatch(s *Snapshot, checkID string, o *Object) (patch, typ string) {
 	if typ == PatchStrategic {
 		p = dropOrderDirectives(p)
 	}
-	y, err := yaml.JSONToYAML(p)
+	y, err := jsonToYAML(p)
 	if err != nil {
 		return "", ""
 	}
@@ -169,7 +169,11 @@ func ApplyPatch(o *Object, patch, typ string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := yaml.YAMLToJSON([]byte(patch))
+	var v any
+	if err := yaml.Unmarshal([]byte(patch), &v); err != nil {
+		return nil, err
+	}
+	p, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +275,17 @@ func fixDeepLiveness(_ *Snapshot, o *Object, u map[string]any) bool {
 			return
 		}
 		var p corev1.Probe
-		if convert(l, &p) != nil || remoteProbe(&p) == "" {
+		if convert(l, &p) != nil {
+			return
+		}
+		var readiness *corev1.Probe
+		if rm, _ := c["readinessProbe"].(map[string]any); rm != nil {
+			readiness = new(corev1.Probe)
+			if convert(rm, readiness) != nil {
+				readiness = nil
+			}
+		}
+		if remoteProbe(&p, readiness) == "" {
 			return
 		}
 		port := probePort(c, "livenessProbe")

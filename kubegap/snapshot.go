@@ -24,7 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/incidentlib/incidentlib"
 )
@@ -537,8 +537,12 @@ func refLess(a, b incidentlib.ObjectRef) bool {
 	return a.Name < b.Name
 }
 
-// convert reads an unstructured map into a typed object. The converter is
-// reflective and, on some malformed input, panics; that is turned into an
+// convert reads an unstructured map into a typed object, through JSON
+// with Kubernetes' own decoder (case-sensitive field names, as the API
+// server reads them). The unstructured converter does the same job but
+// builds its reflection cache field by field on first use, which costs a
+// short audit more than the whole decode (several times the time of this
+// path in a fresh process). A panic on malformed input is turned into an
 // error so that one bad object never stops an audit.
 func convert(u map[string]any, into any) (err error) {
 	defer func() {
@@ -546,20 +550,20 @@ func convert(u map[string]any, into any) (err error) {
 			err = fmt.Errorf("cannot read the object: %v", r)
 		}
 	}()
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, into); err != nil {
-		return explainConvert(u, into, err)
+	data, err := json.Marshal(u)
+	if err != nil {
+		return fmt.Errorf("cannot read the object: %v", err)
+	}
+	if err := utiljson.Unmarshal(data, into); err != nil {
+		return explainConvert(data, into, err)
 	}
 	return nil
 }
 
-// explainConvert finds which field a failed conversion tripped on: the
-// converter says only "unrecognized type: int32", encoding/json names the
-// field. Only failures pay for it.
-func explainConvert(u map[string]any, into any, err error) error {
-	data, jerr := json.Marshal(u)
-	if jerr != nil {
-		return err
-	}
+// explainConvert names the field a failed conversion tripped on, in
+// encoding/json's terms (Kubernetes' decoder reports the same error in a
+// type of its own). Only failures pay for it.
+func explainConvert(data []byte, into any, err error) error {
 	var ute *json.UnmarshalTypeError
 	if jerr := json.Unmarshal(data, into); errors.As(jerr, &ute) && ute.Field != "" {
 		found := map[string]string{"object": "a mapping", "array": "a list", "string": "a string", "number": "a number", "bool": "true or false"}[ute.Value]

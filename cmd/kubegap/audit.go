@@ -15,7 +15,6 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/corpus"
-	"github.com/incidentlib/incidentlib/engine"
 	"github.com/incidentlib/incidentlib/kubegap"
 )
 
@@ -138,7 +137,7 @@ func (m *Main) runAudit(ctx context.Context, args []string) int {
 	var team []*incidentlib.Case
 	if len(cfg.caseDirs) > 0 {
 		var code int
-		team, code = m.loadTeamCases(cfg)
+		team, code = m.loadTeamCases("kubegap audit", cfg.caseDirs)
 		if code != exitOK {
 			return code
 		}
@@ -279,51 +278,27 @@ func unwrapPathError(err error) error {
 
 // loadTeamCases reads a team's case directories (--cases) only, checking
 // them as incidentlib validate does and checking that every check they
-// name in kubegap_checks exists.
-func (m *Main) loadTeamCases(cfg auditConfig) ([]*incidentlib.Case, int) {
-	c, problems, err := corpus.Load(corpus.Options{CaseDirs: cfg.caseDirs, NoBuiltin: true, Now: m.Now()})
+// name in kubegap_checks exists. cmd names the command in messages.
+func (m *Main) loadTeamCases(cmd string, dirs []string) ([]*incidentlib.Case, int) {
+	c, problems, err := corpus.Load(corpus.Options{CaseDirs: dirs, NoBuiltin: true, Now: m.Now()})
 	if err != nil {
-		fmt.Fprintf(m.Stderr, "kubegap audit: --cases: %v\n", err)
+		fmt.Fprintf(m.Stderr, "%s: --cases: %v\n", cmd, err)
 		return nil, exitUsage
 	}
 	if len(problems) > 0 {
 		for _, p := range problems {
 			fmt.Fprintln(m.Stderr, p)
 		}
-		fmt.Fprintf(m.Stderr, "kubegap audit: the cases have %d problems (incidentlib validate lists them)\n", len(problems))
+		fmt.Fprintf(m.Stderr, "%s: the cases have %d problems (incidentlib validate lists them)\n", cmd, len(problems))
 		return nil, exitUsage
 	}
 	if bad := kubegap.UnknownChecks(c.Cases); len(bad) > 0 {
 		for _, b := range bad {
-			fmt.Fprintf(m.Stderr, "kubegap audit: --cases: %s\n", b)
+			fmt.Fprintf(m.Stderr, "%s: --cases: %s\n", cmd, b)
 		}
 		return nil, exitUsage
 	}
 	return c.Cases, exitOK
-}
-
-// openLibrary loads the corpus (the shipped cases and --cases) into an
-// in-memory engine, the citations' source. kubegap needs no cache
-// directory.
-func (m *Main) openLibrary(ctx context.Context, cfg auditConfig) (*engine.Engine, int) {
-	c, problems, err := corpus.Load(corpus.Options{CaseDirs: cfg.caseDirs, NoBuiltin: cfg.noBuiltin, Now: m.Now()})
-	if err != nil {
-		fmt.Fprintf(m.Stderr, "kubegap audit: --cases: %v\n", err)
-		return nil, exitUsage
-	}
-	if len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintln(m.Stderr, p)
-		}
-		fmt.Fprintf(m.Stderr, "kubegap audit: the cases have %d problems (incidentlib validate lists them)\n", len(problems))
-		return nil, exitUsage
-	}
-	eng, err := engine.Open(ctx, c.Vocabulary, c.Cases, engine.Options{})
-	if err != nil {
-		fmt.Fprintf(m.Stderr, "kubegap audit: opening the library: %v\n", err)
-		return nil, exitUsage
-	}
-	return eng, exitOK
 }
 
 func (m *Main) runChecks(args []string) int {

@@ -168,22 +168,7 @@ func TestDisplayPath(t *testing.T) {
 // and a case naming a check kubegap lacks is a usage error naming it.
 func TestAuditTeamCases(t *testing.T) {
 	dir := t.TempDir()
-	team := `id: IL-9100
-title: Our checkout ran one pod and went down on every deploy
-company: Example Co
-timeline:
-  started: 2024-05-01T10:00:00Z
-summary: One replica behind the checkout Service.
-symptom_terms: [high-error-rate]
-root_cause: config-change
-components: [application-database]
-kubegap_checks: [KG009]
-sources:
-  - url: https://example.com/postmortem
-    type: official-blog
-verification:
-  status: unchecked
-`
+	team := teamCase
 	writeFile(t, dir, "IL-9100.yaml", team)
 	code, stdout, stderr := run(t, gappy, "audit", "--cases", dir, "-")
 	if code != 1 || !strings.Contains(stdout, "IL-9100: the case names KG009 in kubegap_checks") || !strings.Contains(stdout, "IL-0958:") {
@@ -199,3 +184,21 @@ verification:
 		t.Fatalf("unknown check: exit %d, stderr %s", code, stderr)
 	}
 }
+
+// teamCase is a team's own case naming KG009 in kubegap_checks.
+const teamCase = `id: IL-9100
+title: Our checkout ran one pod and went down on every deploy
+company: Example Co
+timeline:
+  started: 2024-05-01T10:00:00Z
+summary: One replica behind the checkout Service.
+symptom_terms: [high-error-rate]
+root_cause: config-change
+components: [application-database]
+kubegap_checks: [KG009]
+sources:
+  - url: https://example.com/postmortem
+    type: official-blog
+verification:
+  status: unchecked
+`

@@ -8,11 +8,13 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/corpus"
 	"github.com/incidentlib/incidentlib/kubegap"
 	"github.com/incidentlib/incidentlib/mcpserver"
 )
@@ -79,13 +81,18 @@ func (m *Main) runMCP(ctx context.Context, args []string) int {
 			return exitUsage
 		}
 	}
-	eng, code := m.openLibrary(ctx, auditConfig{caseDirs: cfg.caseDirs, noBuiltin: cfg.noBuiltin})
-	if eng == nil {
-		return code
+	// Citations come from the compiled-in table, as in kubegap audit: no
+	// corpus is indexed at start, and only a team's own cases are loaded.
+	var team []*incidentlib.Case
+	if len(cfg.caseDirs) > 0 {
+		var code int
+		team, code = m.loadTeamCases("kubegap mcp", cfg.caseDirs)
+		if code != exitOK {
+			return code
+		}
 	}
-	defer eng.Close()
-	t := &mcpTools{m: m, lib: eng, policy: policy, baseURL: strings.TrimRight(cfg.baseURL, "/"), kubeconfig: cfg.kubeconfig,
-		citer: kubegap.LibraryCiter(eng, cfg.baseURL, cfg.maxCitations)}
+	t := &mcpTools{m: m, policy: policy, baseURL: strings.TrimRight(cfg.baseURL, "/"), kubeconfig: cfg.kubeconfig,
+		citer: kubegap.TableCiter(kubegap.TableOptions{BaseURL: cfg.baseURL, Max: cfg.maxCitations, NoBuiltin: cfg.noBuiltin, Team: team})}
 	err := t.server().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(m.Stdin), Writer: nopWriteCloser{m.Stdout}})
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(m.Stderr, "kubegap mcp: %v\n", err)
@@ -94,6 +101,15 @@ func (m *Main) runMCP(ctx context.Context, args []string) int {
 	return exitOK
 }
 
+// shippedVocabulary reads the compiled-in vocabulary once.
+var shippedVocabulary = sync.OnceValues(func() (*incidentlib.Vocabulary, error) {
+	v, problems := corpus.LoadShippedVocabulary()
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("the shipped vocabulary: %v", problems)
+	}
+	return v, nil
+})
+
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
@@ -101,7 +117,6 @@ func (nopWriteCloser) Close() error { return nil }
 // mcpTools holds what the tool handlers share.
 type mcpTools struct {
 	m          *Main
-	lib        incidentlib.Library
 	citer      kubegap.Citer
 	policy     kubegap.Policy
 	baseURL    string
@@ -212,7 +227,12 @@ func (t *mcpTools) audit(ctx context.Context, snap *kubegap.Snapshot, problems [
 }
 
 func (t *mcpTools) checks(ctx context.Context, _ *mcp.CallToolRequest, in mcpserver.CheckInput) (*mcp.CallToolResult, *mcpserver.ChecksOutput, error) {
-	v := t.lib.Vocabulary()
+	// The vocabulary names each check's topic terms; it is read on the
+	// first call, not at start.
+	v, err := shippedVocabulary()
+	if err != nil {
+		return nil, nil, err
+	}
 	all := kubegap.Checks()
 	out := &mcpserver.ChecksOutput{Checks: []mcpserver.CheckInfo{}}
 	if strings.TrimSpace(in.ID) == "" {

@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/mcpserver"
 )
 
@@ -200,5 +202,63 @@ func TestMCPUsage(t *testing.T) {
 		if code := m.Run(context.Background(), args); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitUsage, errOut.String())
 		}
+	}
+}
+
+// TestMCPCitesFromTable: kubegap mcp cites as kubegap audit does, from the
+// compiled-in citation table (the same cases with the same lines, in the
+// same order), then a team's cases (--cases) that name the check; with
+// --no-builtin only those; and a team case naming a check kubegap lacks
+// stops the server at start with a message naming it, as it stops an audit.
+func TestMCPCitesFromTable(t *testing.T) {
+	code, stdout, stderr := run(t, gappy, "audit", "--format", "json", "-")
+	if code != exitFindings {
+		t.Fatalf("audit: exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Checks map[string]struct {
+			Citations []struct{ Case, Title, Reason string }
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, c := range rep.Checks["KG009"].Citations {
+		want = append(want, c.Case+" | "+c.Title+" | "+c.Reason)
+	}
+	if len(want) == 0 {
+		t.Fatal("the audit cites nothing for KG009; the comparison would prove nothing")
+	}
+
+	dir := t.TempDir()
+	team := strings.Replace(strings.Replace(teamCase, "IL-9100", "IL-9101", 1), "Our checkout", "Our basket", 1)
+	writeFile(t, dir, "IL-9101.yaml", team)
+	cited := func(cs *mcp.ClientSession) []string {
+		t.Helper()
+		var out mcpserver.ChecksOutput
+		res, md := callTool(t, cs, "kubegap_checks", map[string]any{"id": "KG009"}, &out)
+		if res.IsError || len(out.Checks) != 1 {
+			t.Fatalf("kubegap_checks KG009: %s", md)
+		}
+		var got []string
+		for _, c := range out.Checks[0].Citations {
+			got = append(got, c.CaseID+" | "+c.Title+" | "+c.Reason)
+		}
+		return got
+	}
+	teamLine := "IL-9101 | Our basket ran one pod and went down on every deploy | " + incidentlib.TeamCaseWhy("KG009")
+	if diff := cmp.Diff(append(slices.Clone(want), teamLine), cited(startMCP(t, "--cases", dir))); diff != "" {
+		t.Errorf("kubegap mcp --cases cites differently from the table (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{teamLine}, cited(startMCP(t, "--cases", dir, "--no-builtin"))); diff != "" {
+		t.Errorf("--no-builtin (-want +got):\n%s", diff)
+	}
+
+	writeFile(t, dir, "IL-9101.yaml", strings.Replace(team, "[KG009]", "[KG999]", 1))
+	var errOut bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &errOut, Now: time.Now}
+	if code := m.Run(context.Background(), []string{"mcp", "--cases", dir}); code != exitUsage || !strings.Contains(errOut.String(), "names KG999 in kubegap_checks, which kubegap does not have") {
+		t.Errorf("a case naming KG999: exit %d, stderr %q", code, errOut.String())
 	}
 }

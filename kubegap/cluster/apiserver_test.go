@@ -76,7 +76,8 @@ func TestAPIServer(t *testing.T) {
 	srv := startAPIServer(ctx, t, bin)
 	admin := srv.clients(t, srv.adminToken)
 	applyFile(ctx, t, admin, "testdata/crds.yaml", "")
-	waitCRDs(ctx, t, admin, "virtualservices.networking.istio.io", "destinationrules.networking.istio.io", "httproutes.gateway.networking.k8s.io")
+	waitCRDs(ctx, t, admin, "virtualservices.networking.istio.io", "destinationrules.networking.istio.io", "httproutes.gateway.networking.k8s.io",
+		"grpcroutes.gateway.networking.k8s.io", "servicemonitors.monitoring.coreos.com", "podmonitors.monitoring.coreos.com")
 	admin = srv.clients(t, srv.adminToken) // a fresh mapper that knows the CRDs
 	applyFile(ctx, t, admin, "../../deploy/kubegap-rbac.yaml", "")
 	applyObjects(ctx, t, admin, []*unstructured.Unstructured{namespace(testNS)}, "")
@@ -131,7 +132,7 @@ func TestAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	disc, err := discovery.NewDiscoveryClientForConfig(rc)
+	disc, err := newAPIDiscovery(rc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -94,7 +93,7 @@ func Load(ctx context.Context, opts Options, snap *kubegap.Snapshot, progress io
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %v", err)
 	}
-	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	disc, err := newAPIDiscovery(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %v", err)
 	}
@@ -248,7 +247,7 @@ func discover(ctx context.Context, d discoverer) ([]served, []incidentlib.InputP
 	_, lists, err := d.ServerGroupsAndResourcesWithContext(ctx)
 	var problems []incidentlib.InputProblem
 	if err != nil {
-		var failed *discovery.ErrGroupDiscoveryFailed
+		var failed *groupDiscoveryFailed
 		if !errors.As(err, &failed) {
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()

@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/discovery"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	"k8s.io/client-go/dynamic"
 	fakedynamic "k8s.io/client-go/dynamic/fake"
@@ -39,6 +38,7 @@ var fixtureFiles = []string{
 	"../testdata/realworld/microservices-demo/kubernetes-manifests.yaml",
 	"../testdata/realworld/microservices-demo/istio-manifests.yaml",
 	"testdata/extra.yaml",
+	"testdata/serving.yaml",
 }
 
 // readObjects decodes every document of the files, as a client would send
@@ -218,7 +218,8 @@ func TestLoadMatchesFiles(t *testing.T) {
 			t.Errorf("listed %s, which kubegap does not read or the server does not serve", r)
 		}
 	}
-	for _, r := range []string{"deployments", "services", "virtualservices", "destinationrules", "mutatingwebhookconfigurations"} {
+	for _, r := range []string{"deployments", "services", "virtualservices", "destinationrules", "mutatingwebhookconfigurations",
+		"ingresses", "grpcroutes", "servicemonitors", "podmonitors", "persistentvolumeclaims"} {
 		if !listed[r] {
 			t.Errorf("did not list %s", r)
 		}
@@ -346,7 +347,7 @@ func TestLoadPages(t *testing.T) {
 type groupFailed struct{ lists []*metav1.APIResourceList }
 
 func (g groupFailed) ServerGroupsAndResourcesWithContext(context.Context) ([]*metav1.APIGroup, []*metav1.APIResourceList, error) {
-	return nil, g.lists, &discovery.ErrGroupDiscoveryFailed{Groups: map[schema.GroupVersion]error{
+	return nil, g.lists, &groupDiscoveryFailed{Groups: map[schema.GroupVersion]error{
 		{Group: "networking.istio.io", Version: "v1"}: errors.New("the server is currently unable to handle the request"),
 		{Group: "metrics.k8s.io", Version: "v1beta1"}: errors.New("the server is currently unable to handle the request"),
 	}}
@@ -502,6 +503,41 @@ func TestKindsAreRead(t *testing.T) {
 		}
 		if len(snap.Skipped) > 0 {
 			t.Errorf("%s: the snapshot skips it, so listing it is wasted access", k)
+		}
+	}
+}
+
+// TestServingKindsMatter: testdata/serving.yaml proves something about the
+// scan only if each kind it adds for the serving and volume rules changes
+// the audit when left out; TestLoadMatchesFiles then requires the cluster
+// scan to find what the files give, so it must list them.
+func TestServingKindsMatter(t *testing.T) {
+	objs := readObjects(t, []string{"testdata/serving.yaml"})
+	audit := func(drop string) []string {
+		snap := kubegap.NewSnapshot()
+		for _, o := range objs {
+			if o.GetKind() == drop {
+				continue
+			}
+			if err := snap.Add(o.DeepCopy(), incidentlib.ObjectRef{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		snap.Link()
+		return findingKeys(kubegap.Audit(context.Background(), snap, kubegap.Policy{}, nil), "shop")
+	}
+	all := audit("")
+	for _, kind := range []string{"Ingress", "GRPCRoute", "ServiceMonitor", "PodMonitor", "PersistentVolumeClaim"} {
+		found := false
+		for _, o := range objs {
+			found = found || o.GetKind() == kind
+		}
+		if !found {
+			t.Errorf("serving.yaml has no %s", kind)
+			continue
+		}
+		if cmp.Equal(all, audit(kind)) {
+			t.Errorf("leaving out the %s changes nothing: the fixture does not show that a scan needs it", kind)
 		}
 	}
 }

@@ -34,8 +34,9 @@ func (k Kind) String() string {
 }
 
 // Kinds lists every kind kubegap reads, in the order they are listed.
-// Core kinds come first; the custom resources of Istio, Linkerd, Gateway API
-// and Argo Rollouts are listed only when the server offers them.
+// Core kinds come first; the custom resources of Istio, Linkerd, Gateway
+// API, the Prometheus operator and Argo Rollouts are listed only when the
+// server offers them.
 //
 // deploy/kubegap-rbac.yaml grants list on exactly these resources; a test
 // keeps the two in step. Secrets and ConfigMaps are deliberately absent: no
@@ -57,6 +58,10 @@ func Kinds() []Kind {
 		{Group: "policy", Versions: []string{"v1"}, Resource: "poddisruptionbudgets", Kind: "PodDisruptionBudget", Namespaced: true},
 		{Group: "autoscaling", Versions: []string{"v2"}, Resource: "horizontalpodautoscalers", Kind: "HorizontalPodAutoscaler", Namespaced: true},
 		{Group: "networking.k8s.io", Versions: []string{"v1"}, Resource: "networkpolicies", Kind: "NetworkPolicy", Namespaced: true},
+		// What routes traffic to a Service, and the claims pods mount: the
+		// serving rule and the ReadWriteOnce rules read them.
+		{Group: "networking.k8s.io", Versions: []string{"v1"}, Resource: "ingresses", Kind: "Ingress", Namespaced: true},
+		{Group: "", Versions: []string{"v1"}, Resource: "persistentvolumeclaims", Kind: "PersistentVolumeClaim", Namespaced: true},
 		// Admission webhooks (cluster-wide).
 		{Group: "admissionregistration.k8s.io", Versions: []string{"v1"}, Resource: "mutatingwebhookconfigurations", Kind: "MutatingWebhookConfiguration"},
 		{Group: "admissionregistration.k8s.io", Versions: []string{"v1"}, Resource: "validatingwebhookconfigurations", Kind: "ValidatingWebhookConfiguration"},
@@ -71,5 +76,10 @@ func Kinds() []Kind {
 		{Group: "linkerd.io", Versions: []string{"v1alpha2"}, Resource: "serviceprofiles", Kind: "ServiceProfile", Namespaced: true},
 		{Group: "policy.linkerd.io", Versions: []string{"v1beta3", "v1beta2", "v1beta1"}, Resource: "httproutes", Kind: "HTTPRoute", Namespaced: true},
 		{Group: "gateway.networking.k8s.io", Versions: []string{"v1", "v1beta1"}, Resource: "httproutes", Kind: "HTTPRoute", Namespaced: true},
+		{Group: "gateway.networking.k8s.io", Versions: []string{"v1", "v1alpha2"}, Resource: "grpcroutes", Kind: "GRPCRoute", Namespaced: true},
+		// What Prometheus scrapes: a Service or pod port scraped and not
+		// routed to is for metrics, so it does not make a workload serve.
+		{Group: "monitoring.coreos.com", Versions: []string{"v1"}, Resource: "servicemonitors", Kind: "ServiceMonitor", Namespaced: true},
+		{Group: "monitoring.coreos.com", Versions: []string{"v1"}, Resource: "podmonitors", Kind: "PodMonitor", Namespaced: true},
 	}
 }
