@@ -63,6 +63,7 @@ func readYAML(t *testing.T, path string, v any) {
 // blindFigures are what the blind set measures.
 type blindFigures struct {
 	raw                                 int // findings as printed
+	refused                             int // files kubegap refused to read
 	findings, right, wrong, unjudged    int // (object, check) pairs
 	high, highRight                     int
 	gaps, found                         int // judged gaps a check covers, and those found
@@ -135,7 +136,11 @@ func measureBlind(t *testing.T, set string, apps []string) blindFigures {
 			}
 			defer fh.Close()
 			if problems := Load(filepath.ToSlash(path), fh, s); len(problems) > 0 {
-				t.Errorf("%s: %+v", path, problems)
+				// A file kubegap refuses (petclinic's duplicate keys, which
+				// the API server refuses too) is reported, not audited: its
+				// judged gaps count as missed.
+				t.Logf("refused: %s: %s", path, problems[0].Message)
+				fig.refused++
 			}
 			return nil
 		})
@@ -228,8 +233,8 @@ func measureCitations(t *testing.T, fig *blindFigures) {
 
 func logBlind(t *testing.T, fig blindFigures) {
 	t.Helper()
-	t.Logf("%d findings printed; (object, check) pairs %d: right %d, false %d, unjudged %d; high %d (right %d); judged gaps with a check %d, found %d; citations %d, direct %d, verified %d",
-		fig.raw, fig.findings, fig.right, fig.wrong, fig.unjudged, fig.high, fig.highRight, fig.gaps, fig.found, fig.citations, fig.direct, fig.verifiedCitation)
+	t.Logf("%d files refused; %d findings printed; (object, check) pairs %d: right %d, false %d, unjudged %d; high %d (right %d); judged gaps with a check %d, found %d; citations %d, direct %d, verified %d",
+		fig.refused, fig.raw, fig.findings, fig.right, fig.wrong, fig.unjudged, fig.high, fig.highRight, fig.gaps, fig.found, fig.citations, fig.direct, fig.verifiedCitation)
 	t.Log("| app | objects | findings | right | false | not judged | judged gaps missed |")
 	for _, l := range fig.perApp {
 		t.Log(l)
@@ -269,5 +274,17 @@ func TestBlindSet2(t *testing.T) {
 	logBlind(t, fig)
 	if fig.findings == 0 {
 		t.Fatal("no findings on the second blind set: the manifests did not load")
+	}
+	// Floors: the figures recorded in docs/kubegap.md after the two rule
+	// changes made on seeing this set's first results (tuning figures from
+	// then on).
+	if share := float64(fig.wrong) / float64(fig.findings); share > 0.08 {
+		t.Errorf("%.1f%% of (object, check) pairs found are judged false; the recorded figure is 7.7%% (4 of 52)", 100*share)
+	}
+	if fig.high > 0 && float64(fig.highRight)/float64(fig.high) < 0.9 {
+		t.Errorf("%d of %d HIGH findings are right; the target is 90%%", fig.highRight, fig.high)
+	}
+	if share := float64(fig.found) / float64(fig.gaps); share < 0.75 {
+		t.Errorf("%d of %d judged gaps found (%.0f%%); the recorded figure is 76%% (47 of 62)", fig.found, fig.gaps, 100*share)
 	}
 }

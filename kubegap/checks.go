@@ -161,7 +161,7 @@ func catalogue() []check {
 		}, run: checkCacheRollout},
 		{Check: incidentlib.Check{
 			ID: "KG016", Title: "Fail-closed admission webhook over kube-system or every namespace", Severity: incidentlib.CheckHigh,
-			Rule:    "An admission webhook with failurePolicy Fail that intercepts pods or other core objects must have a namespaceSelector that excludes kube-system.",
+			Rule:    "An admission webhook with failurePolicy Fail that intercepts pods or other core objects must have a namespaceSelector that excludes kube-system, or an objectSelector that only matches objects carrying a label the webhook asks for.",
 			Why:     "When the webhook's own pods are down, the API server rejects the very objects needed to bring them, and the cluster's system components, back: the cluster cannot heal itself, as Jetstack's GKE cluster could not during an upgrade (IL-0719).",
 			Fix:     "Exclude kube-system (and the webhook's own namespace) with a namespaceSelector, or use failurePolicy Ignore where the policy allows it.",
 			FixYAML: "webhooks:\n- name: policy.example.com\n  failurePolicy: Fail\n  namespaceSelector:\n    matchExpressions:\n    - key: kubernetes.io/metadata.name\n      operator: NotIn\n      values: [kube-system, policy-system]\n",

@@ -1,6 +1,7 @@
 package kubegap
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -272,16 +273,58 @@ func checkNonIdempotentRetries(s *Snapshot, r *reporter) {
 		}
 	}
 	for _, sp := range s.ServiceProfiles {
+		// One finding per profile: a generated profile can list a route per
+		// method, and a hundred findings for one setting help nobody.
+		var names []string
 		for _, route := range list(field(sp.U.Object, "spec", "routes")) {
 			if b, _ := field(route, "isRetryable").(bool); !b {
 				continue
 			}
 			method := strings.ToUpper(str(field(route, "condition", "method")))
-			if method == "POST" || method == "PATCH" {
-				r.add(sp, "route %q is retryable but matches %s, which is not idempotent", str(field(route, "name")), method)
+			if method != "POST" && method != "PATCH" {
+				continue
 			}
+			if grpcRead(str(field(route, "condition", "pathRegex"))) {
+				continue
+			}
+			names = append(names, fmt.Sprintf("%q (%s)", str(field(route, "name")), method))
+		}
+		switch {
+		case len(names) == 1:
+			r.add(sp, "route %s is retryable but matches a method that is not idempotent", names[0])
+		case len(names) > 1:
+			shown := names
+			if len(shown) > 3 {
+				shown = shown[:3]
+			}
+			more := ""
+			if len(names) > len(shown) {
+				more = fmt.Sprintf(" and %d more", len(names)-len(shown))
+			}
+			r.add(sp, "%d retryable routes match methods that are not idempotent: %s%s", len(names), strings.Join(shown, ", "), more)
 		}
 	}
+}
+
+// grpcReadVerbs begin the names of gRPC methods that read: gRPC sends every
+// call as a POST, so the method's name is the only sign of what it does.
+var grpcReadVerbs = []string{"Get", "List", "Find", "Read", "Watch", "Search", "Describe", "Lookup", "Check"}
+
+// grpcRead reports whether a route's path names one gRPC method
+// (/package.Service/Method) whose name says it reads.
+func grpcRead(pathRegex string) bool {
+	p := strings.ReplaceAll(pathRegex, `\.`, ".")
+	i := strings.LastIndex(p, "/")
+	if !strings.HasPrefix(p, "/") || i <= 0 || !strings.Contains(p[:i], ".") {
+		return false
+	}
+	m := p[i+1:]
+	for _, v := range grpcReadVerbs {
+		if strings.HasPrefix(m, v) && (len(m) == len(v) || m[len(v)] >= 'A' && m[len(v)] <= 'Z') {
+			return true
+		}
+	}
+	return false
 }
 
 func checkLinkerdRetries(s *Snapshot, r *reporter) {

@@ -583,6 +583,20 @@ func coversKubeSystem(sel *metav1.LabelSelector) bool {
 	return ls.Matches(labels.Set{"kubernetes.io/metadata.name": "kube-system"})
 }
 
+// optIn reports whether an object selector sends the webhook only objects
+// that carry a label it asks for (it does not match an object with no
+// labels): the cluster's own components, which carry none, never reach it.
+func optIn(sel *metav1.LabelSelector) bool {
+	if sel == nil {
+		return false
+	}
+	ls, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return false
+	}
+	return !ls.Matches(labels.Set{})
+}
+
 // coreResources are resources whose creation a cluster needs to heal.
 var coreResources = map[string]bool{"*": true, "*/*": true, "pods": true, "pods/*": true, "deployments": true, "replicasets": true,
 	"daemonsets": true, "statefulsets": true, "configmaps": true, "secrets": true, "services": true, "endpoints": true,
@@ -590,7 +604,7 @@ var coreResources = map[string]bool{"*": true, "*/*": true, "pods": true, "pods/
 
 func checkFailClosedWebhook(s *Snapshot, r *reporter) {
 	for _, wh := range s.Webhooks {
-		if wh.FailurePolicy != "Fail" || !coversKubeSystem(wh.NamespaceSelector) {
+		if wh.FailurePolicy != "Fail" || !coversKubeSystem(wh.NamespaceSelector) || optIn(wh.ObjectSelector) {
 			continue
 		}
 		var hit []string
