@@ -27,19 +27,26 @@ import (
 // ranking change: tuning 0.909 / 0.942 / 0.899, held out 0.916 / 0.940 /
 // 0.903. Raised on 2 December 2026 when a long text came to be searched
 // word by word (docs/search.md): tuning 0.908 / 0.943 / 0.899, held out
-// 0.912 / 0.958 / 0.905.
+// 0.912 / 0.958 / 0.905. Set again later that day when the corpus grew
+// from 825 to 1,040 cases and reviewers judged the new cases into the set
+// (more judged cases per query, so the share of them a page of ten holds
+// fell): tuning 0.883 / 0.941 / 0.881, held out 0.886 / 0.967 / 0.894.
 var floors = map[string]struct{ recall, mrr, ndcg float64 }{
-	"tuning":   {0.90, 0.94, 0.89},
-	"held out": {0.91, 0.95, 0.90},
+	"tuning":   {0.88, 0.94, 0.88},
+	"held out": {0.88, 0.96, 0.89},
 }
 
 // blindFloors are the same for relevance/blind.yaml (half held out, seed
 // 20261202), recorded on 2 December 2026 at 825 cases when a long text
 // came to be searched word by word, rounded down: tuning 0.610 / 0.819 /
 // 0.622, held out 0.607 / 0.798 / 0.632 (judged share, MRR, nDCG@10).
+// Set again the same day at 1,040 cases, after blind reviewers judged the
+// new cases into the set: tuning 0.555 / 0.853 / 0.612, held out 0.564 /
+// 0.814 / 0.603 (MRR rose; the judged share fell because queries gained
+// judged cases, up to ten of which count).
 var blindFloors = map[string]struct{ recall, mrr, ndcg float64 }{
-	"tuning":   {0.61, 0.81, 0.62},
-	"held out": {0.60, 0.79, 0.63},
+	"tuning":   {0.55, 0.85, 0.61},
+	"held out": {0.56, 0.81, 0.60},
 }
 
 func TestBlindSetFloor(t *testing.T) {
