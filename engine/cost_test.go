@@ -36,8 +36,10 @@ func TestHostileQueriesAreBounded(t *testing.T) {
 			runtime.ReadMemStats(&after)
 			// Memory, not time, is the check: it does not depend on how
 			// busy the machine is. Before the cost model, the phrase of
-			// one-letter words allocated gigabytes.
-			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+			// one-letter words allocated gigabytes. The bound was 64 MiB
+			// at 825 cases; at 1,040, with a long text searched field by
+			// field, nine unknown words allocate about 64 MiB.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 128<<20 {
 				t.Fatalf("allocated %d MiB", alloc>>20)
 			}
 			if err != nil {

@@ -73,8 +73,9 @@ Exit Code: 1  context deadline exceeded`
 // count: "checkout" narrows the out-of-memory cases, it is not dropped.
 func TestASignatureDoesNotDrownTheOtherWords(t *testing.T) {
 	res := search(t, "redis OOMKilled")
-	if len(res.Hits) == 0 || res.Hits[0].Case.ID != "IL-0872" {
-		t.Errorf("redis OOMKilled: want the Redis out-of-memory case IL-0872 first, got %v", ids(res))
+	// IL-0872 and IL-1233 are the Redis processes killed for memory.
+	if len(res.Hits) == 0 || !slices.Contains([]string{"IL-0872", "IL-1233"}, res.Hits[0].Case.ID) {
+		t.Errorf("redis OOMKilled: want a Redis out-of-memory case (IL-0872, IL-1233) first, got %v", ids(res))
 	}
 }
 

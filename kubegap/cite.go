@@ -105,7 +105,7 @@ func (l *libraryCiter) Cite(ctx context.Context, c incidentlib.Check) []incident
 // TableOptions shapes a TableCiter.
 type TableOptions struct {
 	BaseURL string // the library's site: each citation links to URL/cases/ID
-	Max     int    // cases cited per check; 0 means 5
+	Max     int    // shipped cases cited per check, and team cases as many again; 0 means 5
 	// NoBuiltin cites only Team: the shipped cases chosen for each check
 	// are left out.
 	NoBuiltin bool
@@ -144,6 +144,9 @@ func (t *tableCiter) Cite(_ context.Context, c incidentlib.Check) []incidentlib.
 	seen := map[string]bool{}
 	if !t.opt.NoBuiltin {
 		for _, cc := range c.Cases {
+			if len(out) == t.opt.Max {
+				break
+			}
 			cs := t.shipped(cc.ID)
 			if cs == nil || seen[cs.ID] {
 				continue
@@ -166,11 +169,10 @@ func (t *tableCiter) Cite(_ context.Context, c incidentlib.Check) []incidentlib.
 		}
 		return named[i].ID > named[j].ID
 	})
-	for _, cs := range named {
+	// A team's own outages are what it asked for (--cases): they never
+	// lose their place to the shipped ones, each list bounded on its own.
+	for _, cs := range named[:min(len(named), t.opt.Max)] {
 		out = append(out, incidentlib.NewCitation(cs, incidentlib.TeamCaseWhy(c.ID), t.opt.BaseURL))
-	}
-	if len(out) > t.opt.Max {
-		out = out[:t.opt.Max]
 	}
 	t.cache[c.ID] = out
 	return out

@@ -57,7 +57,7 @@ func (m *Main) runAudit(ctx context.Context, args []string) int {
 	fs.Var(&cfg.caseDirs, "cases", "a directory of your own case files, cited beside the shipped ones (repeatable)")
 	fs.BoolVar(&cfg.noBuiltin, "no-builtin", false, "cite only the cases from --cases, not the shipped ones")
 	fs.StringVar(&cfg.baseURL, "base-url", "", "the library's site, to link cited cases and checks (e.g. https://incidents.example.org)")
-	fs.IntVar(&cfg.maxCitations, "max-citations", 5, "cases cited per check, in the citation table's order (1-20)")
+	fs.IntVar(&cfg.maxCitations, "max-citations", 5, "shipped cases cited per check, in the citation table's order, and a team's own (--cases) as many again (1-20)")
 	cl := addClusterFlags(fs) // --cluster and its flags: cluster.go
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, "usage: kubegap audit [flags] [PATH|-]...\n       kubegap audit --cluster [--kubeconfig F] [--context C] [-n NS | -A] [flags]\n\nAudits manifests: files, directories (read recursively: *.yaml, *.yml, *.json) and - for standard\ninput (helm template … | kubegap audit -). Flags may come before or after the paths.\nWith --cluster it audits a live cluster instead, read-only (it only lists), progress on standard error.\nExit 0 nothing at or above --min-severity, 1 findings, 2 usage or input error.\n\nflags:")

@@ -46,7 +46,7 @@ func (m *Main) runMCP(ctx context.Context, args []string) int {
 	fs.Var(&cfg.caseDirs, "cases", "a directory of your own case files, cited beside the shipped ones (repeatable)")
 	fs.BoolVar(&cfg.noBuiltin, "no-builtin", false, "cite only the cases from --cases, not the shipped ones")
 	fs.StringVar(&cfg.baseURL, "base-url", "", "the library's site, to link cited cases and checks (e.g. http://127.0.0.1:8080 where incidentlib serve runs); empty gives each case's public source instead")
-	fs.IntVar(&cfg.maxCitations, "max-citations", 5, "cases cited per check, in the citation table's order (1-20)")
+	fs.IntVar(&cfg.maxCitations, "max-citations", 5, "shipped cases cited per check, in the citation table's order, and a team's own (--cases) as many again (1-20)")
 	fs.StringVar(&cfg.configFile, "config", "", "policy file applied to every audit: checks to run, severity overrides, suppressions")
 	fs.StringVar(&cfg.kubeconfig, "kubeconfig", "", "kubeconfig file for audit_cluster (default $KUBECONFIG, then ~/.kube/config, then the pod's service account)")
 	fs.Usage = func() {
