@@ -296,29 +296,26 @@ func (e *editorView) Picker(path, label, hint string) pickerView {
 	return p
 }
 
-// textRow, actionRow, quoteRow and sourceRow are one row of a list.
-type textRow struct {
-	N     int
-	Path  string
-	Value string
-}
-
-type actionRow struct {
+// listRow is one row of a list the form edits (a remediation step, an
+// action item, a quote, a source): its number on the page, the path its
+// fields are named by, and the item (its zero value in a blank row).
+type listRow[T any] struct {
 	N    int
 	Path string
-	actionItemForm
+	Item T
 }
 
-type quoteRow struct {
-	N    int
-	Path string
-	quoteForm
-}
-
-type sourceRow struct {
-	N    int
-	Path string
-	sourceForm
+// listRows lays out the rows of one list: its items, then the blank rows
+// asked for (rowCount).
+func listRows[T any](e *editorView, list string, items []T) []listRow[T] {
+	out := make([]listRow[T], e.rowCount(list, len(items)))
+	for i := range out {
+		out[i] = listRow[T]{N: i + 1, Path: list + "." + strconv.Itoa(i)}
+		if i < len(items) {
+			out[i].Item = items[i]
+		}
+	}
+	return out
 }
 
 // rowCount is how many rows a list shows: its items and the blank rows
@@ -331,48 +328,18 @@ func (e *editorView) rowCount(list string, items int) int {
 	return min(n, maxRows)
 }
 
-func (e *editorView) RemediationRows() []textRow {
-	out := make([]textRow, e.rowCount("remediation", len(e.Form.Remediation)))
-	for i := range out {
-		out[i] = textRow{N: i + 1, Path: "remediation." + strconv.Itoa(i)}
-		if i < len(e.Form.Remediation) {
-			out[i].Value = e.Form.Remediation[i]
-		}
-	}
-	return out
+func (e *editorView) RemediationRows() []listRow[string] {
+	return listRows(e, "remediation", e.Form.Remediation)
 }
 
-func (e *editorView) ActionRows() []actionRow {
-	out := make([]actionRow, e.rowCount("action_items", len(e.Form.ActionItems)))
-	for i := range out {
-		out[i] = actionRow{N: i + 1, Path: "action_items." + strconv.Itoa(i)}
-		if i < len(e.Form.ActionItems) {
-			out[i].actionItemForm = e.Form.ActionItems[i]
-		}
-	}
-	return out
+func (e *editorView) ActionRows() []listRow[actionItemForm] {
+	return listRows(e, "action_items", e.Form.ActionItems)
 }
 
-func (e *editorView) QuoteRows() []quoteRow {
-	out := make([]quoteRow, e.rowCount("quoted", len(e.Form.Quoted)))
-	for i := range out {
-		out[i] = quoteRow{N: i + 1, Path: "quoted." + strconv.Itoa(i)}
-		if i < len(e.Form.Quoted) {
-			out[i].quoteForm = e.Form.Quoted[i]
-		}
-	}
-	return out
-}
+func (e *editorView) QuoteRows() []listRow[quoteForm] { return listRows(e, "quoted", e.Form.Quoted) }
 
-func (e *editorView) SourceRows() []sourceRow {
-	out := make([]sourceRow, e.rowCount("sources", len(e.Form.Sources)))
-	for i := range out {
-		out[i] = sourceRow{N: i + 1, Path: "sources." + strconv.Itoa(i)}
-		if i < len(e.Form.Sources) {
-			out[i].sourceForm = e.Form.Sources[i]
-		}
-	}
-	return out
+func (e *editorView) SourceRows() []listRow[sourceForm] {
+	return listRows(e, "sources", e.Form.Sources)
 }
 
 // Kubegap is the kubegap checks as the form's text field writes them.

@@ -2,6 +2,7 @@ package contribute
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -12,71 +13,24 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/corpus"
 )
 
-// caseForm is a case file as the contributor form holds it: one field per
-// key of the case format (docs/case-format.md), under the same names, so
-// the form and the YAML view convert into each other without loss of
-// meaning. Form fields are named by their path in the file: "title",
-// "timeline.started", "sources.0.url".
-type caseForm struct {
-	ID                  string           `yaml:"id"`
-	Title               string           `yaml:"title"`
-	Company             string           `yaml:"company"`
-	Timeline            timelineForm     `yaml:"timeline"`
-	Scope               string           `yaml:"scope"`
-	UsersAffected       string           `yaml:"users_affected"`
-	Region              string           `yaml:"region"`
-	TimeToDetect        string           `yaml:"time_to_detect"`
-	TimeToResolve       string           `yaml:"time_to_resolve"`
-	Summary             string           `yaml:"summary"`
-	Symptoms            string           `yaml:"symptoms"`
-	SymptomTerms        []string         `yaml:"symptom_terms"`
-	Trigger             string           `yaml:"trigger"`
-	RootCause           string           `yaml:"root_cause"`
-	Components          []string         `yaml:"components"`
-	ContributingFactors []string         `yaml:"contributing_factors"`
-	KubegapChecks       []string         `yaml:"kubegap_checks"`
-	Detection           string           `yaml:"detection"`
-	Remediation         []string         `yaml:"remediation"`
-	ActionItems         []actionItemForm `yaml:"action_items"`
-	Lessons             string           `yaml:"lessons"`
-	Quoted              []quoteForm      `yaml:"quoted"`
-	Sources             []sourceForm     `yaml:"sources"`
-	Verification        verificationForm `yaml:"verification"`
-}
+// caseForm is a case file as the contributor form holds it: the case
+// format's own shape (corpus.CaseFile), one field per key under the same
+// names, so the form and the YAML view convert into each other without
+// loss of meaning. Form fields are named by their path in the file:
+// "title", "timeline.started", "sources.0.url". Severity is the one key
+// the form has no field for: it is set by rule, never written by hand.
+type caseForm corpus.CaseFile
 
-type timelineForm struct {
-	Started   string `yaml:"started"`
-	Detected  string `yaml:"detected"`
-	Mitigated string `yaml:"mitigated"`
-	Resolved  string `yaml:"resolved"`
-}
-
-type actionItemForm struct {
-	Text     string `yaml:"text"`
-	Estimate string `yaml:"estimate"`
-}
-
-type quoteForm struct {
-	Text   string `yaml:"text"`
-	Kind   string `yaml:"kind"`
-	Source string `yaml:"source"`
-}
-
-type sourceForm struct {
-	URL         string `yaml:"url"`
-	Type        string `yaml:"type"`
-	Title       string `yaml:"title"`
-	Retrieved   string `yaml:"retrieved"`
-	ArchivedURL string `yaml:"archived_url"`
-}
-
-type verificationForm struct {
-	Status  string `yaml:"status"`
-	Against string `yaml:"against"`
-	Note    string `yaml:"note"`
-}
+type (
+	timelineForm     = corpus.TimelineFile
+	actionItemForm   = corpus.ActionItemFile
+	quoteForm        = corpus.QuoteFile
+	sourceForm       = corpus.SourceFile
+	verificationForm = corpus.VerificationFile
+)
 
 // maxRows bounds the rows of one list the form reads (sources, action
 // items, quotes, remediation steps).
@@ -190,8 +144,12 @@ func formFromYAML(content []byte) (caseForm, error) {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = strings.ReplaceAll(msg, "unmarshal errors:\n  ", "")
 		msg = strings.ReplaceAll(msg, "in type contribute.caseForm", "in the case format")
-		msg = regexp.MustCompile(`in type contribute\.\w+`).ReplaceAllString(msg, "here")
+		msg = strings.ReplaceAll(msg, "in type corpus.CaseFile", "in the case format")
+		msg = regexp.MustCompile(`in type (contribute|corpus)\.\w+`).ReplaceAllString(msg, "here")
 		return caseForm{}, fmt.Errorf("the form cannot show this file until it is fixed here: %s", msg)
+	}
+	if f.Severity != "" {
+		return caseForm{}, errors.New("the form cannot show this file: severity is not written by hand (it follows from the symptom terms); remove its line here")
 	}
 	f.normalise()
 	if where := f.brokenLine(); where != "" {

@@ -152,3 +152,18 @@ func TestFormRefusesLineBreaksItWouldLose(t *testing.T) {
 		t.Errorf("a summary of two paragraphs: %v", err)
 	}
 }
+
+// What the form cannot hold stays in the YAML view with the reason: a key
+// the case format does not have, and severity, which is set by rule (the
+// form has no field for it, so switching would drop it).
+func TestFormRefusesWhatItCannotHold(t *testing.T) {
+	if _, err := formFromYAML([]byte("title: x\nowner: someone\n")); err == nil || !strings.Contains(err.Error(), "owner") {
+		t.Errorf("an unknown key: %v", err)
+	}
+	if _, err := formFromYAML([]byte("title: x\ntimeline:\n  begun: 2026-01-01\n")); err == nil || !strings.Contains(err.Error(), "begun") || strings.Contains(err.Error(), "corpus.") {
+		t.Errorf("an unknown key inside timeline: %v", err)
+	}
+	if _, err := formFromYAML([]byte("title: x\nseverity: major\n")); err == nil || !strings.Contains(err.Error(), "severity") {
+		t.Errorf("a severity line: %v", err)
+	}
+}

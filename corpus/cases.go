@@ -23,12 +23,14 @@ import (
 // kubegap's to check, where it reads the cases.
 var kubegapCheckID = regexp.MustCompile(`^KG[0-9]{3}$`)
 
-// caseFile is the YAML shape of a case (docs/case-format.md).
-type caseFile struct {
+// CaseFile is the YAML shape of a case (docs/case-format.md): the
+// validator reads a file into it, and the contributor form holds a draft
+// in it.
+type CaseFile struct {
 	ID                  string           `yaml:"id"`
 	Title               string           `yaml:"title"`
 	Company             string           `yaml:"company"`
-	Timeline            timelineFile     `yaml:"timeline"`
+	Timeline            TimelineFile     `yaml:"timeline"`
 	Severity            string           `yaml:"severity"`
 	Scope               string           `yaml:"scope"`
 	UsersAffected       string           `yaml:"users_affected"`
@@ -45,32 +47,32 @@ type caseFile struct {
 	KubegapChecks       []string         `yaml:"kubegap_checks"`
 	Detection           string           `yaml:"detection"`
 	Remediation         []string         `yaml:"remediation"`
-	ActionItems         []actionItemFile `yaml:"action_items"`
+	ActionItems         []ActionItemFile `yaml:"action_items"`
 	Lessons             string           `yaml:"lessons"`
-	Quoted              []quoteFile      `yaml:"quoted"`
-	Sources             []sourceFile     `yaml:"sources"`
-	Verification        verificationFile `yaml:"verification"`
+	Quoted              []QuoteFile      `yaml:"quoted"`
+	Sources             []SourceFile     `yaml:"sources"`
+	Verification        VerificationFile `yaml:"verification"`
 }
 
-type timelineFile struct {
+type TimelineFile struct {
 	Started   string `yaml:"started"`
 	Detected  string `yaml:"detected"`
 	Mitigated string `yaml:"mitigated"`
 	Resolved  string `yaml:"resolved"`
 }
 
-type actionItemFile struct {
+type ActionItemFile struct {
 	Text     string `yaml:"text"`
 	Estimate string `yaml:"estimate"`
 }
 
-type quoteFile struct {
+type QuoteFile struct {
 	Text   string `yaml:"text"`
 	Kind   string `yaml:"kind"`
 	Source string `yaml:"source"`
 }
 
-type sourceFile struct {
+type SourceFile struct {
 	URL         string `yaml:"url"`
 	Type        string `yaml:"type"`
 	Title       string `yaml:"title"`
@@ -78,7 +80,7 @@ type sourceFile struct {
 	ArchivedURL string `yaml:"archived_url"`
 }
 
-type verificationFile struct {
+type VerificationFile struct {
 	Status  string `yaml:"status"`
 	Against string `yaml:"against"`
 	Note    string `yaml:"note"`
@@ -182,14 +184,14 @@ func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Tim
 		report(root.Line, "not a case: expected a mapping with id, title, company, … (see docs/case-format.md)")
 		return nil, ps
 	}
-	checkKeys(root, reflect.TypeOf(caseFile{}), "", func(line int, msg string) { report(line, "%s", msg) })
+	checkKeys(root, reflect.TypeOf(CaseFile{}), "", func(line int, msg string) { report(line, "%s", msg) })
 	if hasDuplicateKey(root) {
 		// Reported once above, at the repeated key; decoding would only
 		// add messages about fields that are in fact present.
 		return nil, ps
 	}
 
-	var cf caseFile
+	var cf CaseFile
 	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&cf); err != nil {
 		for _, e := range yamlErrorMessages(err, "wrong type") {
 			report(e.line, "%s", e.msg)
