@@ -208,7 +208,7 @@ func TestBrowserThemeToggleOnPhones(t *testing.T) {
 	if _, err := chromedp.Call(b.ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: 20}); err != nil {
 		t.Fatalf("throttle the CPU: %v", err)
 	}
-	for _, path := range []string{"/", "/cases/IL-0561", "/search?q=dns", "/search?q=database+failover"} {
+	for _, path := range []string{"/", "/cases/IL-0561", "/search?q=dns", "/search?q=database+failover", "/root-causes/config-change", "/charts", "/checks"} {
 		b.open(path)
 		top := func(sel string) float64 {
 			return mustFloat(t, b.eval(`String(Math.round(document.querySelector('`+sel+`').getBoundingClientRect().top))`))
