@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -125,6 +126,38 @@ func TestStatsMissing(t *testing.T) {
 	code, out, _ = run(t, "stats", "--no-builtin", "--cases", dir, "--missing", "time_to_resolve")
 	if code != 0 || strings.TrimSpace(out) != "" {
 		t.Errorf("stats --missing time_to_resolve: exit %d, listed %q (both cases know it)", code, out)
+	}
+	// A duration a case does not know comes with why: what of its
+	// timeline its sources give, so a curator sees what is missing.
+	noEnd := strings.Replace(string(good), "IL-9000", "IL-9103", -1)
+	noEnd = regexp.MustCompile(`(?m)^  (resolved|mitigated|detected): .*\n`).ReplaceAllString(noEnd, "")
+	noEnd = regexp.MustCompile(`(?m)^time_to_(resolve|detect): .*\n`).ReplaceAllString(noEnd, "")
+	if err := os.WriteFile(filepath.Join(dir, "IL-9103.yaml"), []byte(noEnd), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dayOnly := regexp.MustCompile(`(?m)^  started: (\d{4}-\d\d-\d\d)T.*$`).ReplaceAllString(string(good), "  started: $1")
+	dayOnly = strings.Replace(dayOnly, "IL-9000", "IL-9104", -1)
+	if err := os.WriteFile(filepath.Join(dir, "IL-9104.yaml"), []byte(dayOnly), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = run(t, "stats", "--no-builtin", "--cases", dir, "--missing", "time_to_resolve")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"IL-9103\t", "no end time (resolved) and no stated time to resolve",
+		"IL-9104\t", "starts only to the day",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stats --missing time_to_resolve lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "IL-9101") || !strings.Contains(errOut, "2 of 4 cases do not know time_to_resolve") {
+		t.Errorf("stats --missing time_to_resolve: out %q, stderr %q", out, errOut)
+	}
+	code, out, _ = run(t, "stats", "--no-builtin", "--cases", dir, "--missing", "time_to_detect")
+	if code != 0 || !strings.Contains(out, "no detection time (detected) and no stated time to detect") {
+		t.Errorf("stats --missing time_to_detect: exit %d:\n%s", code, out)
 	}
 	code, _, errOut = run(t, "stats", "--missing", "durations")
 	if code != 2 || !strings.Contains(errOut, `--missing "durations" is not a field; valid: started (exact time)`) {

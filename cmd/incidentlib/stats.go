@@ -14,7 +14,7 @@ func (m *Main) runStats(ctx context.Context, args []string) int {
 	fs := newFlagSet("stats", m.Stderr)
 	var cf corpusFlags
 	cf.register(fs)
-	missing := fs.String("missing", "", "list the IDs of the cases that do not know this field (a name from the FIELD table, e.g. time_to_resolve)")
+	missing := fs.String("missing", "", "list the IDs of the cases that do not know this field (a name from the FIELD table, e.g. time_to_resolve); for time_to_detect and time_to_resolve each line says what of the timeline the case's sources give")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -46,13 +46,31 @@ func (m *Main) runStats(ctx context.Context, args []string) int {
 		cases = slices.Clone(cases)
 		slices.SortFunc(cases, func(a, b *incidentlib.Case) int { return strings.Compare(a.ID, b.ID) })
 		n := 0
+		reasons := map[string]int{}
 		for _, c := range cases {
-			if !field.Known(c) {
-				fmt.Fprintf(m.Stdout, "%s\t%s\t%s\n", c.ID, c.Company, c.Origin)
-				n++
+			if field.Known(c) {
+				continue
 			}
+			n++
+			if field.Why == nil {
+				fmt.Fprintf(m.Stdout, "%s\t%s\t%s\n", c.ID, c.Company, c.Origin)
+				continue
+			}
+			why := field.Why(c)
+			fmt.Fprintf(m.Stdout, "%s\t%s\t%s\t%s\n", c.ID, c.Company, c.Origin, why)
+			// The tally groups by the kind of gap, not by the time.
+			kind, _, _ := strings.Cut(why, ";")
+			reasons[kind]++
 		}
 		fmt.Fprintf(m.Stderr, "%d of %d cases do not know %s\n", n, len(cases), field.Name)
+		kinds := make([]string, 0, len(reasons))
+		for k := range reasons {
+			kinds = append(kinds, k)
+		}
+		slices.SortFunc(kinds, func(a, b string) int { return reasons[b] - reasons[a] })
+		for _, k := range kinds {
+			fmt.Fprintf(m.Stderr, "  %d: %s\n", reasons[k], k)
+		}
 		return exitOK
 	}
 	st, err := eng.Stats(ctx)
