@@ -92,6 +92,10 @@ type Dir struct {
 	// Name prefixes file names in problems and in Case.Origin: "cases" for
 	// the shipped corpus, the directory's path for a team's.
 	Name string
+	// Builtin marks the shipped corpus compiled into the binary, so that a
+	// directory holding copies of its cases (a checkout's cases/) is told
+	// how to check them on their own.
+	Builtin bool
 }
 
 // MaxCaseFileSize bounds one case file; a larger one is a problem, not a
@@ -106,6 +110,7 @@ func LoadCases(v *incidentlib.Vocabulary, dirs []Dir, now time.Time) ([]*inciden
 	var all Problems
 	var cases []*incidentlib.Case
 	firstFile := map[string]string{}
+	builtin := map[string]bool{} // IDs first found in the built-in corpus
 	for _, d := range dirs {
 		var names []string
 		err := fs.WalkDir(d.FS, ".", func(p string, e fs.DirEntry, err error) error {
@@ -136,10 +141,15 @@ func LoadCases(v *incidentlib.Vocabulary, dirs []Dir, now time.Time) ([]*inciden
 				continue
 			}
 			if prev, dup := firstFile[c.ID]; dup {
-				all = append(all, Problem{File: file, Line: 1, Message: fmt.Sprintf("duplicate ID %s: %s already has it", c.ID, prev)})
+				msg := fmt.Sprintf("duplicate ID %s: %s already has it", c.ID, prev)
+				if builtin[c.ID] {
+					msg = fmt.Sprintf("duplicate ID %s: %s, a built-in case compiled into this binary, already has it (to check copies of the built-in cases on their own, add --no-builtin)", c.ID, prev)
+				}
+				all = append(all, Problem{File: file, Line: 1, Message: msg})
 				continue
 			}
 			firstFile[c.ID] = file
+			builtin[c.ID] = d.Builtin
 			cases = append(cases, c)
 		}
 	}

@@ -40,7 +40,7 @@ func Load(opts Options) (*Corpus, Problems, error) {
 	}
 	var dirs []Dir
 	if !opts.NoBuiltin {
-		dirs = append(dirs, Dir{FS: cases.FS, Name: BuiltinName})
+		dirs = append(dirs, Dir{FS: cases.FS, Name: BuiltinName, Builtin: true})
 	}
 	for _, d := range opts.CaseDirs {
 		st, err := os.Stat(d)

@@ -78,7 +78,7 @@ func TestListAndTeamCases(t *testing.T) {
 	shipped, _ := os.ReadFile("../../cases/IL-0561.yaml")
 	os.WriteFile(filepath.Join(dir, "IL-0561.yaml"), shipped, 0o644)
 	code, _, errOut = run(t, "list", "--cases", dir)
-	if code != 1 || !strings.Contains(errOut, "duplicate ID IL-0561: cases/IL-0561.yaml already has it") {
+	if code != 1 || !strings.Contains(errOut, "duplicate ID IL-0561: cases/IL-0561.yaml, a built-in case compiled into this binary, already has it (to check copies of the built-in cases on their own, add --no-builtin)") {
 		t.Fatalf("colliding ID: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -143,7 +143,7 @@ func (m *Main) runImport(ctx context.Context, args []string) int {
 func readCaseDirs(paths []string, noBuiltin bool) ([]corpus.Dir, map[string][]byte, error) {
 	var dirs []corpus.Dir
 	if !noBuiltin {
-		dirs = append(dirs, corpus.Dir{FS: cases.FS, Name: corpus.BuiltinName})
+		dirs = append(dirs, corpus.Dir{FS: cases.FS, Name: corpus.BuiltinName, Builtin: true})
 	}
 	for _, p := range paths {
 		st, err := os.Stat(p)
