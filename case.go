@@ -61,10 +61,26 @@ type Case struct {
 
 // Timeline holds the moments a source gives. Only Started is required.
 type Timeline struct {
+	// Started is when impact began; zero when no source says, in which
+	// case Reported is set.
 	Started   Timestamp
 	Detected  Timestamp
 	Mitigated Timestamp
 	Resolved  Timestamp
+	// Reported is when the incident was first made public (a post, a
+	// filing, a news report), for a case whose sources give no start: it
+	// had begun by then. Zero when Started is known, unless a source gives
+	// both.
+	Reported Timestamp
+}
+
+// Date is the date a case is ordered and counted by: its start, or when no
+// source gives one, the date it was first made public.
+func (tl Timeline) Date() Timestamp {
+	if tl.Started.IsZero() {
+		return tl.Reported
+	}
+	return tl.Started
 }
 
 // Precision says how much of a Timestamp the source gives.
@@ -266,8 +282,9 @@ func elapsed(from, to Timestamp, stated time.Duration) (time.Duration, bool) {
 	return 0, false
 }
 
-// Year is the year the incident started.
-func (c *Case) Year() int { return c.Timeline.Started.Year() }
+// Year is the year the incident started (or, when no source gives its
+// start, the year it was made public).
+func (c *Case) Year() int { return c.Timeline.Date().Year() }
 
 var caseIDPattern = regexp.MustCompile(`^IL-[0-9]{4}$`)
 

@@ -111,10 +111,11 @@ func CaseURL(baseURL, id string) string {
 	return strings.TrimRight(baseURL, "/") + "/cases/" + url.PathEscape(id)
 }
 
-// newestFirst orders cases the way the engine's newest sort does: by start,
+// newestFirst orders cases the way the engine's newest sort does: by start
+// (or the date first made public, where no source gives the start),
 // then by ID, both descending.
 func newestFirst(a, b *Case) int {
-	ta, tb := a.Timeline.Started.Time, b.Timeline.Started.Time
+	ta, tb := a.Timeline.Date().Time, b.Timeline.Date().Time
 	switch {
 	case ta.After(tb):
 		return -1

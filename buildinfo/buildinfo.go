@@ -92,9 +92,9 @@ func newest(cs []*incidentlib.Case) (int, string) {
 	var latest incidentlib.Timestamp
 	var latestDay time.Time
 	for _, c := range cs {
-		day := c.Timeline.Started.Truncate(incidentlib.PrecisionDay)
+		day := c.Timeline.Date().Truncate(incidentlib.PrecisionDay)
 		if latest.IsZero() || day.After(latestDay) {
-			latest, latestDay = c.Timeline.Started, day
+			latest, latestDay = c.Timeline.Date(), day
 		}
 	}
 	if latest.IsZero() {

@@ -134,7 +134,7 @@ func plural(n int, one, many string) string {
 // hasSlot reports whether the form shows messages for path.
 func (e *editorView) hasSlot(path string) bool {
 	switch path {
-	case "title", "company", "timeline", "timeline.started", "timeline.detected", "timeline.mitigated", "timeline.resolved",
+	case "title", "company", "timeline", "timeline.started", "timeline.detected", "timeline.mitigated", "timeline.resolved", "timeline.reported",
 		"scope", "users_affected", "region", "time_to_detect", "time_to_resolve", "summary", "symptoms", "symptom_terms",
 		"trigger", "root_cause", "components", "contributing_factors", "kubegap_checks", "detection", "remediation",
 		"action_items", "lessons", "quoted", "sources", "verification", "verification.status", "verification.against",

@@ -48,7 +48,7 @@ func formFromValues(v url.Values) (caseForm, rowMap) {
 	f := caseForm{
 		ID: get("id"), Title: get("title"), Company: get("company"),
 		Timeline: timelineForm{Started: get("timeline.started"), Detected: get("timeline.detected"),
-			Mitigated: get("timeline.mitigated"), Resolved: get("timeline.resolved")},
+			Mitigated: get("timeline.mitigated"), Resolved: get("timeline.resolved"), Reported: get("timeline.reported")},
 		Scope: get("scope"), UsersAffected: get("users_affected"), Region: get("region"),
 		TimeToDetect: get("time_to_detect"), TimeToResolve: get("time_to_resolve"),
 		Summary: get("summary"), Symptoms: get("symptoms"),
@@ -163,7 +163,7 @@ func formFromYAML(content []byte) (caseForm, error) {
 func (f *caseForm) brokenLine() string {
 	one := []struct{ path, v string }{{"title", f.Title}, {"company", f.Company}, {"users_affected", f.UsersAffected},
 		{"region", f.Region}, {"timeline.started", f.Timeline.Started}, {"timeline.detected", f.Timeline.Detected},
-		{"timeline.mitigated", f.Timeline.Mitigated}, {"timeline.resolved", f.Timeline.Resolved},
+		{"timeline.mitigated", f.Timeline.Mitigated}, {"timeline.resolved", f.Timeline.Resolved}, {"timeline.reported", f.Timeline.Reported},
 		{"time_to_detect", f.TimeToDetect}, {"time_to_resolve", f.TimeToResolve}, {"root_cause", f.RootCause},
 		{"verification.status", f.Verification.Status}, {"verification.against", f.Verification.Against}}
 	for i, r := range f.Remediation {
@@ -195,7 +195,7 @@ func (f *caseForm) brokenLine() string {
 // does to what it is sent, so that form → YAML → form is the identity.
 func (f *caseForm) normalise() {
 	for _, p := range []*string{&f.ID, &f.Title, &f.Company, &f.Timeline.Started, &f.Timeline.Detected, &f.Timeline.Mitigated,
-		&f.Timeline.Resolved, &f.Scope, &f.UsersAffected, &f.Region, &f.TimeToDetect, &f.TimeToResolve, &f.Summary,
+		&f.Timeline.Resolved, &f.Timeline.Reported, &f.Scope, &f.UsersAffected, &f.Region, &f.TimeToDetect, &f.TimeToResolve, &f.Summary,
 		&f.Symptoms, &f.Trigger, &f.RootCause, &f.Detection, &f.Lessons, &f.Verification.Status, &f.Verification.Against,
 		&f.Verification.Note} {
 		*p = prose(*p)
@@ -245,10 +245,13 @@ func (f caseForm) yamlOf() []byte {
 	str(root, "title", f.Title, true)
 	str(root, "company", f.Company, true)
 	tl := &yaml.Node{Kind: yaml.MappingNode}
-	str(tl, "started", f.Timeline.Started, true)
+	// started is written even when empty (the validator then asks for it),
+	// unless the case gives when it was made public instead.
+	str(tl, "started", f.Timeline.Started, f.Timeline.Reported == "")
 	str(tl, "detected", f.Timeline.Detected, false)
 	str(tl, "mitigated", f.Timeline.Mitigated, false)
 	str(tl, "resolved", f.Timeline.Resolved, false)
+	str(tl, "reported", f.Timeline.Reported, false)
 	put(root, "timeline", tl)
 	str(root, "scope", f.Scope, false)
 	str(root, "users_affected", f.UsersAffected, false)

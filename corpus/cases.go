@@ -59,6 +59,7 @@ type TimelineFile struct {
 	Detected  string `yaml:"detected"`
 	Mitigated string `yaml:"mitigated"`
 	Resolved  string `yaml:"resolved"`
+	Reported  string `yaml:"reported"`
 }
 
 type ActionItemFile struct {
@@ -255,12 +256,16 @@ func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Tim
 		Detected:  ts("detected", cf.Timeline.Detected),
 		Mitigated: ts("mitigated", cf.Timeline.Mitigated),
 		Resolved:  ts("resolved", cf.Timeline.Resolved),
+		Reported:  ts("reported", cf.Timeline.Reported),
 	}
 	tl := c.Timeline
-	if strings.TrimSpace(cf.Timeline.Started) == "" {
-		report(at("timeline", "started"), "missing required field \"timeline.started\"")
-	} else if !tl.Started.IsZero() && tl.Started.Time.After(now) {
+	switch {
+	case strings.TrimSpace(cf.Timeline.Started) == "" && strings.TrimSpace(cf.Timeline.Reported) == "":
+		report(at("timeline", "started"), "missing required field \"timeline.started\" (where no source gives the start, give timeline.reported: when the incident was first made public)")
+	case !tl.Started.IsZero() && tl.Started.Time.After(now):
 		report(at("timeline", "started"), "timeline.started %s is in the future", tl.Started)
+	case !tl.Reported.IsZero() && tl.Reported.Time.After(now):
+		report(at("timeline", "reported"), "timeline.reported %s is in the future", tl.Reported)
 	}
 	before := func(aKey string, a incidentlib.Timestamp, bKey string, b incidentlib.Timestamp) {
 		if a.IsZero() || b.IsZero() {
@@ -274,6 +279,7 @@ func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Tim
 	before("started", tl.Started, "detected", tl.Detected)
 	before("started", tl.Started, "mitigated", tl.Mitigated)
 	before("started", tl.Started, "resolved", tl.Resolved)
+	before("started", tl.Started, "reported", tl.Reported)
 	if tl.Detected.Exact() && tl.Resolved.Exact() && tl.Detected.Time.After(tl.Resolved.Time) {
 		report(at("timeline", "detected"), "detection (%s) is after resolution (%s)", tl.Detected, tl.Resolved)
 	}

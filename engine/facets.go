@@ -190,7 +190,7 @@ func newFacetIndex(v *incidentlib.Vocabulary, cases []*incidentlib.Case) *facetI
 	seed := make([]bool, n)
 	started := make([]time.Time, n)
 	for i, c := range cases {
-		seed[i], started[i] = c.SeedListingOnly(), c.Timeline.Started.Time
+		seed[i], started[i] = c.SeedListingOnly(), c.Timeline.Date().Time
 	}
 	fi.newest = make([]int, n)
 	for i := range fi.newest {

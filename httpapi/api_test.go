@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"flag"
 	"io"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -436,5 +438,31 @@ func TestClientHangUpIsNotAnError(t *testing.T) {
 	ta.h.ServeHTTP(w, r.WithContext(ctx))
 	if w.Code == 500 || strings.Contains(logged.String(), "ERROR") {
 		t.Errorf("status %d, log %q", w.Code, logged.String())
+	}
+}
+
+// A case whose sources give no start answers started null and reported
+// with when it was made public, in the JSON and in the CSV export's last
+// two columns.
+func TestCaseWithoutAStart(t *testing.T) {
+	ta := newAPI(t, Config{})
+	all, err := shippedLibrary(t).Cases(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := *all[0]
+	c.Timeline = incidentlib.Timeline{Reported: incidentlib.Timestamp{Time: time.Date(2018, 6, 1, 0, 0, 0, 0, time.UTC), Precision: incidentlib.PrecisionMonth}}
+	b, err := json.Marshal(ta.a.caseSummary(&c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"started":null`, `"started_precision":null`, `"reported":"2018-06"`, `"reported_precision":"month"`, `"year":2018`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("case JSON lacks %s:\n%s", want, b)
+		}
+	}
+	row := ta.a.csvRow(&c)
+	if got := row[len(row)-2:]; got[0] != "2018-06" || got[1] != "month" || row[4] != "" {
+		t.Errorf("CSV: started %q, reported columns %q", row[4], got)
 	}
 }

@@ -106,6 +106,7 @@ func (a *api) caseSummary(c *incidentlib.Case) CaseSummary {
 	t.Detected, t.DetectedPrecision = timestamp(tl.Detected)
 	t.Mitigated, t.MitigatedPrecision = timestamp(tl.Mitigated)
 	t.Resolved, t.ResolvedPrecision = timestamp(tl.Resolved)
+	t.Reported, t.ReportedPrecision = timestamp(tl.Reported)
 	tags := Tags{
 		Components:          a.termRefs(incidentlib.FacetComponent, c.Components),
 		Symptoms:            a.termRefs(incidentlib.FacetSymptom, c.SymptomTerms),

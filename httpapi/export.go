@@ -36,6 +36,10 @@ var csvColumns = []string{
 	"summary", "symptoms", "trigger", "detection", "remediation", "action_items", "lessons",
 	"source_urls", "archived_urls", "verification_status", "verification_note",
 	"url",
+	// Added after the first release, so at the end: where no source
+	// gives the start (started is empty), when the incident was made
+	// public.
+	"reported", "reported_precision",
 }
 
 // sortedCases returns every case by ID: a stable order, so that two
@@ -129,6 +133,7 @@ func (a *api) csvRow(c *incidentlib.Case) []string {
 	de, dep := ts(c.Timeline.Detected)
 	mi, mip := ts(c.Timeline.Mitigated)
 	re, rep := ts(c.Timeline.Resolved)
+	rp, rpp := ts(c.Timeline.Reported)
 	ttd, okd := c.TimeToDetect()
 	ttr, okr := c.TimeToResolve()
 	year := ""
@@ -148,6 +153,7 @@ func (a *api) csvRow(c *incidentlib.Case) []string {
 		c.Summary, c.Symptoms, c.Trigger, c.Detection, strings.Join(c.Remediation, listSep), strings.Join(actions, listSep), c.Lessons,
 		strings.Join(srcs, listSep), strings.Join(archived, listSep), status, c.Verification.Note,
 		*a.links.caseLinks(c.ID).HTML,
+		rp, rpp,
 	}
 	for i, cell := range row {
 		row[i] = neutralizeFormula(cell)

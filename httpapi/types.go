@@ -39,14 +39,16 @@ type Duration struct {
 
 // Timeline holds the moments of an incident as far as the sources give them.
 type Timeline struct {
-	Started            *string `json:"started" pattern:"^[0-9]{4}(-[0-9]{2}(-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?)?)?$" doc:"When the incident began: RFC 3339 UTC (\"2026-08-24T16:56:00Z\") when known to the minute, else \"2026-08-24\", \"2026-08\" or \"2026\" as the source gives it; see started_precision."`
-	StartedPrecision   *string `json:"started_precision" enum:"time,day,month,year" doc:"How much of started the source gives: time (exact instant), day, month or year."`
+	Started            *string `json:"started" pattern:"^[0-9]{4}(-[0-9]{2}(-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?)?)?$" doc:"When the incident began: RFC 3339 UTC (\"2026-08-24T16:56:00Z\") when known to the minute, else \"2026-08-24\", \"2026-08\" or \"2026\" as the source gives it; see started_precision. Null when no source gives the start (see reported)."`
+	StartedPrecision   *string `json:"started_precision" enum:"time,day,month,year" doc:"How much of started the source gives: time (exact instant), day, month or year; null when started is."`
 	Detected           *string `json:"detected" pattern:"^[0-9]{4}(-[0-9]{2}(-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?)?)?$" doc:"When it was detected, in the same form as started; null when unknown."`
 	DetectedPrecision  *string `json:"detected_precision" enum:"time,day,month,year" doc:"Precision of detected; null when unknown."`
 	Mitigated          *string `json:"mitigated" pattern:"^[0-9]{4}(-[0-9]{2}(-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?)?)?$" doc:"When the impact was mitigated; null when unknown."`
 	MitigatedPrecision *string `json:"mitigated_precision" enum:"time,day,month,year" doc:"Precision of mitigated; null when unknown."`
 	Resolved           *string `json:"resolved" pattern:"^[0-9]{4}(-[0-9]{2}(-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?)?)?$" doc:"When it was resolved; null when unknown."`
 	ResolvedPrecision  *string `json:"resolved_precision" enum:"time,day,month,year" doc:"Precision of resolved; null when unknown."`
+	Reported           *string `json:"reported" pattern:"^[0-9]{4}(-[0-9]{2}(-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?)?)?$" doc:"When the incident was first made public, given where no source gives the start (started is then null): it had begun by then. Null otherwise."`
+	ReportedPrecision  *string `json:"reported_precision" enum:"time,day,month,year" doc:"Precision of reported; null when unknown."`
 }
 
 // TermRef names a vocabulary term a case is tagged with.
@@ -71,7 +73,7 @@ type CaseSummary struct {
 	ID            string    `json:"id" pattern:"^IL-[0-9]{4}$" doc:"The case ID, IL-NNNN."`
 	Title         string    `json:"title"`
 	Company       string    `json:"company" doc:"The company or project that had the incident."`
-	Year          int       `json:"year" doc:"The year the incident started."`
+	Year          int       `json:"year" doc:"The year the incident started, or, where no source gives the start, the year it was made public."`
 	Timeline      Timeline  `json:"timeline"`
 	Severity      *string   `json:"severity" doc:"A severity slug (see /api/v1/vocab); it follows from the case's symptoms by the rule the vocabulary gives, and is null for a case with no symptoms."`
 	Summary       string    `json:"summary"`

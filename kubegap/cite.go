@@ -163,7 +163,7 @@ func (t *tableCiter) Cite(_ context.Context, c incidentlib.Check) []incidentlib.
 		}
 	}
 	sort.SliceStable(named, func(i, j int) bool {
-		a, b := named[i].Timeline.Started.Time, named[j].Timeline.Started.Time
+		a, b := named[i].Timeline.Date().Time, named[j].Timeline.Date().Time
 		if !a.Equal(b) {
 			return a.After(b)
 		}

@@ -16,7 +16,8 @@ type CaseDetail struct {
 	Company string `json:"company"`
 	URL     string `json:"url,omitempty" jsonschema:"the case's page in the library; absent when the server was started without a base URL"`
 
-	Started       string `json:"started" jsonschema:"when impact began, UTC: RFC 3339, or a day, month or year where the source gives no more"`
+	Started       string `json:"started,omitempty" jsonschema:"when impact began, UTC: RFC 3339, or a day, month or year where the source gives no more; absent when no source gives the start (see reported)"`
+	Reported      string `json:"reported,omitempty" jsonschema:"when the incident was first made public, for a case whose sources give no start: it had begun by then"`
 	Detected      string `json:"detected,omitempty"`
 	Mitigated     string `json:"mitigated,omitempty"`
 	Resolved      string `json:"resolved,omitempty"`
@@ -96,6 +97,7 @@ func (h *handlers) caseDetail(c *incidentlib.Case) *CaseDetail {
 		Detected:  c.Timeline.Detected.String(),
 		Mitigated: c.Timeline.Mitigated.String(),
 		Resolved:  c.Timeline.Resolved.String(),
+		Reported:  c.Timeline.Reported.String(),
 		Severity:  c.Severity, Scope: c.Scope, UsersAffected: c.UsersAffected, Region: c.Region,
 		Summary: c.Summary, Symptoms: c.Symptoms,
 		SymptomTerms:        h.termRefs(incidentlib.FacetSymptom, c.SymptomTerms),
@@ -150,6 +152,9 @@ func (h *handlers) caseMarkdown(c *incidentlib.Case) string {
 		fmt.Fprintf(&b, "- %s: %s\n", name, v)
 	}
 	fact("Started", d.Started)
+	if d.Reported != "" {
+		fact("Made public", d.Reported)
+	}
 	if d.Detected != "" {
 		fact("Detected", d.Detected)
 	}
@@ -404,9 +409,13 @@ func renderVocab(v *VocabOutput) string {
 }
 
 // caseDate is the day an incident started, or the month or year where the
-// source gives no more.
+// source gives no more; where no source gives the start, when it was made
+// public.
 func caseDate(c *incidentlib.Case) string {
-	ts := c.Timeline.Started
+	ts := c.Timeline.Date()
+	if c.Timeline.Started.IsZero() && !ts.IsZero() {
+		return "start unknown, made public " + ts.String()
+	}
 	if ts.Exact() {
 		return ts.Time.UTC().Format("2006-01-02")
 	}

@@ -50,6 +50,15 @@ type atomCategory struct {
 // showFeed renders /feed.atom: the newest cases. An entry's updated time is
 // when the incident started, the only date every case has, so the feed
 // changes exactly when a newer case arrives.
+// caseDateText is a case's date for a feed summary: its start, or when it
+// was made public where no source gives the start.
+func caseDateText(c *incidentlib.Case) string {
+	if c.Timeline.Started.IsZero() && !c.Timeline.Reported.IsZero() {
+		return "made public " + formatTimestamp(c.Timeline.Reported).Text
+	}
+	return formatTimestamp(c.Timeline.Started).Text
+}
+
 func (s *server) showFeed(w http.ResponseWriter, r *http.Request) error {
 	cases, err := s.lib.Cases(r.Context())
 	if err != nil {
@@ -71,7 +80,7 @@ func (s *server) showFeed(w http.ResponseWriter, r *http.Request) error {
 		if i == feedEntries {
 			break
 		}
-		t := c.Timeline.Started.Time.UTC()
+		t := c.Timeline.Date().Time.UTC()
 		if t.After(newest) {
 			newest = t
 		}
@@ -80,7 +89,7 @@ func (s *server) showFeed(w http.ResponseWriter, r *http.Request) error {
 			ID:      base + caseURL(c.ID),
 			Updated: t.Format(time.RFC3339),
 			Link:    atomLink{Rel: "alternate", Type: "text/html", Href: base + caseURL(c.ID)},
-			Summary: c.Company + ", " + formatTimestamp(c.Timeline.Started).Text + ". " + firstParagraph(c.Summary),
+			Summary: c.Company + ", " + caseDateText(c) + ". " + firstParagraph(c.Summary),
 		}
 		if c.RootCause != "" {
 			l := s.term(incidentlib.FacetRootCause, c.RootCause)

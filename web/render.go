@@ -221,6 +221,9 @@ func plural(n int, one, many string) string {
 type dateView struct {
 	Text string
 	ISO  string
+	// Lead comes before the date: "made public " for a case whose sources
+	// give no start, only when it was made public.
+	Lead string
 }
 
 // formatTimestamp shows what the source gives, and no more:

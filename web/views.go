@@ -110,8 +110,8 @@ func (s *server) caseView(c *incidentlib.Case) caseView {
 		Case:         c,
 		URL:          caseURL(c.ID),
 		Date:         formatTimestamp(c.Timeline.Started),
-		Day:          formatDay(c.Timeline.Started),
-		Year:         formatTimestamp(incidentlib.Timestamp{Time: c.Timeline.Started.Time, Precision: incidentlib.PrecisionYear}).Text,
+		Day:          formatDay(c.Timeline.Date()),
+		Year:         formatTimestamp(incidentlib.Timestamp{Time: c.Timeline.Date().Time, Precision: incidentlib.PrecisionYear}).Text,
 		Severity:     "–",
 		TTD:          "–",
 		TTR:          "–",
@@ -119,8 +119,15 @@ func (s *server) caseView(c *incidentlib.Case) caseView {
 		Components:   s.terms(incidentlib.FacetComponent, c.Components),
 		Factors:      s.terms(incidentlib.FacetContributingFactor, c.ContributingFactors),
 	}
-	if c.Timeline.Started.IsZero() {
+	if c.Timeline.Date().IsZero() {
 		v.Year = "–"
+	}
+	if c.Timeline.Started.IsZero() && !c.Timeline.Reported.IsZero() {
+		// No source gives the start: show when it was made public, and
+		// say so.
+		v.Date = formatTimestamp(c.Timeline.Reported)
+		v.Date.Lead = "start unknown, made public "
+		v.Day.Lead = "made public "
 	}
 	if c.Severity != "" {
 		v.Severity = c.Severity
@@ -155,6 +162,9 @@ func (s *server) caseView(c *incidentlib.Case) caseView {
 	severity := v.Severity
 	if severity != "–" {
 		severity += " (from its symptoms)"
+	}
+	if c.Timeline.Started.IsZero() {
+		v.Unknown = append(v.Unknown, "start")
 	}
 	for _, f := range []fact{{"Severity", severity}, {"Scope", c.Scope}, {"Users affected", c.UsersAffected},
 		{"Region", c.Region}, {"Time to detect", v.TTD}, {"Time to resolve", v.TTR}} {

@@ -417,10 +417,10 @@ func TestFormatTimestamp(t *testing.T) {
 		in   string
 		want dateView
 	}{
-		{"2026-08-24T16:56:00Z", dateView{"24 Aug 2026 16:56 UTC", "2026-08-24T16:56:00Z"}},
-		{"2026-08-24", dateView{"24 Aug 2026", "2026-08-24"}},
-		{"2019-12", dateView{"Dec 2019", "2019-12"}},
-		{"2026", dateView{"2026", "2026"}},
+		{"2026-08-24T16:56:00Z", dateView{Text: "24 Aug 2026 16:56 UTC", ISO: "2026-08-24T16:56:00Z"}},
+		{"2026-08-24", dateView{Text: "24 Aug 2026", ISO: "2026-08-24"}},
+		{"2019-12", dateView{Text: "Dec 2019", ISO: "2019-12"}},
+		{"2026", dateView{Text: "2026", ISO: "2026"}},
 	} {
 		if diff := cmp.Diff(tc.want, formatTimestamp(ts(tc.in))); diff != "" {
 			t.Errorf("formatTimestamp(%s) (-want +got):\n%s", tc.in, diff)
@@ -748,5 +748,38 @@ func TestSearchPageSummarisesActiveFilters(t *testing.T) {
 	h.ServeHTTP(w, httptest.NewRequest("GET", "/search?q=retries", nil))
 	if strings.Contains(w.Body.String(), `class="active-filters"`) {
 		t.Error("a summary of filters on a search without any")
+	}
+}
+
+// A case whose sources give no start says so, shows when it was made
+// public instead, and is ordered by that date (a case should never carry a
+// start year worked out from its post's date).
+func TestCaseWithoutAStartShowsWhenItWasMadePublic(t *testing.T) {
+	cases := fixtureCases()
+	c := *cases[0]
+	c.ID, c.Title = "IL-0777", "An undated outage told of in a later post"
+	c.Timeline = incidentlib.Timeline{Reported: incidentlib.Timestamp{Time: time.Date(2018, 6, 1, 0, 0, 0, 0, time.UTC), Precision: incidentlib.PrecisionMonth}}
+	e, err := engine.Open(context.Background(), fixtureVocabulary(), append(cases, &c), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	h, err := New(e, Config{BaseURL: testBaseURL, Checks: fixtureChecks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := get(t, h, "GET", "/cases/IL-0777", nil).Body.String()
+	for _, want := range []string{`start unknown, made public <time datetime="2018-06">Jun 2018</time>`, "Not given by the sources: start, "} {
+		if !strings.Contains(body, want) {
+			t.Errorf("case page lacks %q", want)
+		}
+	}
+	body = get(t, h, "GET", "/search?q=undated+outage", nil).Body.String()
+	if !strings.Contains(body, `made public <time datetime="2018-06">Jun 2018</time>`) {
+		t.Error("the search result does not say the date is when the case was made public")
+	}
+	body = get(t, h, "GET", "/search?year_from=2018&year_to=2018", nil).Body.String()
+	if !strings.Contains(body, "IL-0777") {
+		t.Error("a case without a start is not counted in the year it was made public")
 	}
 }
