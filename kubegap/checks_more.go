@@ -12,7 +12,13 @@ import (
 // more replicas of them need replication set up, not a replica count.
 var datastoreImages = []string{"mongo", "mysql", "postgres", "postgis", "timescaledb", "mariadb", "percona", "redis",
 	"valkey", "keydb", "elasticsearch", "opensearch", "cassandra", "scylla", "etcd", "zookeeper", "clickhouse",
-	"influxdb", "couchdb", "neo4j", "rabbitmq", "minio", "cockroach", "mssql", "oracle", "arangodb", "dgraph", "solr"}
+	"influxdb", "couchdb", "neo4j", "rabbitmq", "minio", "cockroach", "mssql", "oracle", "arangodb", "dgraph", "solr",
+	"documentdb", "ferretdb"}
+
+// dbName matches an image or container named as a database of its own
+// ("ledger-db", "accounts_db"): an application's database built on a
+// server image under its own name.
+var dbName = regexp.MustCompile(`[-_]db$`)
 
 // imageName is an image's last path segment without tag or digest.
 func imageName(image string) string {
@@ -27,20 +33,44 @@ func imageName(image string) string {
 }
 
 // datastore returns the image of the workload's datastore server, or "".
+// The image's name says so, or, for an image built for the application
+// (registry.example.com/bank/ledger-db), the container's name (postgres)
+// or a name ending in -db.
 func datastore(w *Workload) string {
+	helper := func(n string) bool {
+		return strings.Contains(n, "exporter") || strings.Contains(n, "operator") || strings.Contains(n, "sentinel") ||
+			strings.Contains(n, "proxy") || strings.Contains(n, "backup") || strings.Contains(n, "client")
+	}
 	for _, c := range w.Containers() {
-		img := imageName(c.Image)
-		if strings.Contains(img, "exporter") || strings.Contains(img, "operator") || strings.Contains(img, "sentinel") ||
-			strings.Contains(img, "proxy") || strings.Contains(img, "backup") || strings.Contains(img, "client") {
+		img, name := imageName(c.Image), strings.ToLower(c.Name)
+		if helper(img) || helper(name) {
 			continue
 		}
+		if dbName.MatchString(img) || dbName.MatchString(name) {
+			return c.Image
+		}
 		for _, d := range datastoreImages {
-			if strings.Contains(img, d) {
+			if strings.Contains(img, d) || name == d {
 				return c.Image
 			}
 		}
 	}
 	return ""
+}
+
+// loadGenerator reports whether every container of the workload is a
+// synthetic load generator (loadgenerator, load-gen, locust, k6): a hang
+// stops only the test traffic.
+func loadGenerator(w *Workload) bool {
+	cs := w.Containers()
+	for _, c := range cs {
+		img := imageName(c.Image)
+		n := strings.ReplaceAll(img+" "+strings.ToLower(c.Name), "-", "")
+		if !strings.Contains(n, "loadgen") && !strings.Contains(n, "locust") && img != "k6" {
+			return false
+		}
+	}
+	return len(cs) > 0
 }
 
 // rwoVolume returns the name of a ReadWriteOnce claim the workload's pods
@@ -125,7 +155,9 @@ func checkNoLiveness(s *Snapshot, r *reporter) {
 		// A datastore is left out: a probe that restarts a database during
 		// crash recovery or a long compaction does more harm than a rare
 		// hang, so leaving liveness out there is a defensible choice.
-		if !w.LongRunning() || datastore(w) != "" {
+		// So is a synthetic load generator: its hang costs no user
+		// anything.
+		if !w.LongRunning() || datastore(w) != "" || loadGenerator(w) {
 			continue
 		}
 		for _, c := range w.Containers() {

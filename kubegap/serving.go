@@ -131,7 +131,7 @@ func (s *Snapshot) linkServing() {
 	}
 	for _, w := range s.Workloads {
 		for _, c := range allContainers(w.Template.Spec) {
-			for _, e := range c.Env {
+			for _, e := range s.environment(c, w.Ref.Namespace) {
 				for _, ref := range envServiceRefs(e, w.Ref.Namespace, byName) {
 					if ref.RoutedBy == "" && !selects(ref, w) {
 						ref.RoutedBy = w.Ref.Kind + " " + w.Ref.Name + " (env " + e.Name + ")"
@@ -274,6 +274,38 @@ func envServiceRefs(e corev1.EnvVar, ns string, byName map[string][]*Service) []
 			}
 		}
 		add(name, namespace)
+	}
+	return out
+}
+
+// environment is a container's environment as far as the snapshot shows
+// it: its env values, the keys of the ConfigMaps it reads whole (envFrom,
+// with their prefix) and the ConfigMap keys its env takes values from. A
+// ConfigMap not in the snapshot adds nothing.
+func (s *Snapshot) environment(c corev1.Container, ns string) []corev1.EnvVar {
+	out := make([]corev1.EnvVar, 0, len(c.Env))
+	for _, src := range c.EnvFrom {
+		if src.ConfigMapRef == nil {
+			continue
+		}
+		data := s.ConfigMaps[ns+"/"+src.ConfigMapRef.Name]
+		keys := make([]string, 0, len(data))
+		for k := range data {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // the first workload found names the route: keep it stable
+		for _, k := range keys {
+			out = append(out, corev1.EnvVar{Name: src.Prefix + k, Value: data[k]})
+		}
+	}
+	for _, e := range c.Env {
+		if e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil {
+			ref := e.ValueFrom.ConfigMapKeyRef
+			if v, ok := s.ConfigMaps[ns+"/"+ref.Name][ref.Key]; ok {
+				e = corev1.EnvVar{Name: e.Name, Value: v}
+			}
+		}
+		out = append(out, e)
 	}
 	return out
 }

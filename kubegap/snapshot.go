@@ -56,6 +56,10 @@ type Snapshot struct {
 	ServiceMonitors []*Object
 	PodMonitors     []*Object
 	PVCs            []*Object
+	// ConfigMaps holds each ConfigMap's string data by "namespace/name":
+	// a workload that reads one into its environment names the Services
+	// it calls there (SERVICE_ADDR=backend:8080).
+	ConfigMaps map[string]map[string]string
 
 	// Objects counts the objects read into the snapshot; Skipped counts,
 	// by kind, the objects of kinds no check reads.
@@ -346,6 +350,19 @@ func (s *Snapshot) add(group string, o Object) error {
 		s.PodMonitors = append(s.PodMonitors, &o)
 	case "/PersistentVolumeClaim":
 		s.PVCs = append(s.PVCs, &o)
+	case "/ConfigMap":
+		if s.ConfigMaps == nil {
+			s.ConfigMaps = map[string]map[string]string{}
+		}
+		data := map[string]string{}
+		if m, ok := u["data"].(map[string]any); ok {
+			for k, v := range m {
+				if sv, ok := v.(string); ok {
+					data[k] = sv
+				}
+			}
+		}
+		s.ConfigMaps[o.Ref.Namespace+"/"+o.Ref.Name] = data
 	}
 	return nil
 }
@@ -656,6 +673,7 @@ var knownKinds = map[string]bool{
 	"linkerd.io/ServiceProfile": true, "gateway.networking.k8s.io/HTTPRoute": true, "policy.linkerd.io/HTTPRoute": true,
 	"networking.k8s.io/Ingress": true, "extensions/Ingress": true, "gateway.networking.k8s.io/GRPCRoute": true,
 	"monitoring.coreos.com/ServiceMonitor": true, "monitoring.coreos.com/PodMonitor": true, "/PersistentVolumeClaim": true,
+	"/ConfigMap": true,
 }
 
 // labelIndex finds the workloads (not owned by another) of a namespace
