@@ -101,5 +101,6 @@ var PastedQueries = []PastedQuery{
 		Signature: "too many open files", Means: "file descriptor limit", Cases: []string{"IL-0049", "IL-1407"}},
 	{Text: "dial tcp: lookup db.internal on 10.96.0.10:53: read udp 10.244.1.7:41235->10.96.0.10:53: i/o timeout",
 		Signature: "DNS lookup failure", Means: "DNS resolution failing",
-		Cases: []string{"IL-0029", "IL-0067", "IL-0149", "IL-0216", "IL-0802", "IL-0850"}},
+		Cases: []string{"IL-0029", "IL-0067", "IL-0149", "IL-0216", "IL-0802", "IL-0850",
+			"IL-1735"}}, // CoreDNS in Gitpod's clusters timing out lookups, written later on 2 December 2026
 }
