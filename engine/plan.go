@@ -745,6 +745,11 @@ func (e *Engine) runPlan(ctx context.Context, r index.IndexReader, pl *plan, all
 			termSpans |= m.span
 		}
 	}
+	// A signature's terms are wider than it (OOMKilled brings the cases
+	// tagged resource exhaustion, which also holds a Redis client limit):
+	// a case tagged so does not hold the signature as fully as one whose
+	// text shows it.
+	termSpans &^= sigClauses
 	if meaningful&^termSpans == 0 {
 		credit = 1
 	}
