@@ -73,6 +73,8 @@ func FindCaseField(name string) (CaseField, bool) {
 // a source states it.
 func whyNoDuration(start, end Timestamp, endName, durationName string) string {
 	switch {
+	case start.IsZero():
+		return "no start (its sources give only when it was made public)"
 	case end.IsZero():
 		return "no " + endName + " and no stated " + durationName
 	case !start.Exact() && !end.Exact():

@@ -140,9 +140,17 @@ func TestStatsMissing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "IL-9104.yaml"), []byte(dayOnly), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	reported := strings.Replace(string(good), "IL-9000", "IL-9105", -1)
+	reported = regexp.MustCompile(`(?m)^  started: .*$`).ReplaceAllString(reported, "  reported: 2024-05-03")
+	if err := os.WriteFile(filepath.Join(dir, "IL-9105.yaml"), []byte(reported), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, out, errOut = run(t, "stats", "--no-builtin", "--cases", dir, "--missing", "time_to_resolve")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "IL-9105\t") || !strings.Contains(out, "no start (its sources give only when it was made public)") {
+		t.Errorf("a case without a start is not listed with why:\n%s", out)
 	}
 	for _, want := range []string{
 		"IL-9103\t", "no end time (resolved) and no stated time to resolve",
@@ -152,7 +160,7 @@ func TestStatsMissing(t *testing.T) {
 			t.Errorf("stats --missing time_to_resolve lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "IL-9101") || !strings.Contains(errOut, "2 of 4 cases do not know time_to_resolve") {
+	if strings.Contains(out, "IL-9101") || !strings.Contains(errOut, "3 of 5 cases do not know time_to_resolve") {
 		t.Errorf("stats --missing time_to_resolve: out %q, stderr %q", out, errOut)
 	}
 	code, out, _ = run(t, "stats", "--no-builtin", "--cases", dir, "--missing", "time_to_detect")
