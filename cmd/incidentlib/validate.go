@@ -85,7 +85,11 @@ func (m *Main) runList(args []string) int {
 		return code
 	}
 	for _, k := range c.Cases {
-		fmt.Fprintf(m.Stdout, "%s\t%s\t%s\t%s\n", k.ID, k.Timeline.Started, k.Company, k.Title)
+		when := k.Timeline.Started.String()
+		if when == "" && !k.Timeline.Reported.IsZero() {
+			when = "made public " + k.Timeline.Reported.String()
+		}
+		fmt.Fprintf(m.Stdout, "%s\t%s\t%s\t%s\n", k.ID, when, k.Company, k.Title)
 	}
 	return exitOK
 }
