@@ -99,6 +99,11 @@ type Dir struct {
 	Builtin bool
 }
 
+// foldedItem finds a list item that swallowed the next one: a "- Step"
+// line indented deeper than its list is a continuation of the item before
+// in YAML, so the item reads "…the first step - Second step".
+var foldedItem = regexp.MustCompile(`\s- [A-Z][a-z]+`)
+
 // MaxCaseFileSize bounds one case file; a larger one is a problem, not a
 // slow load.
 const MaxCaseFileSize = 1 << 20
@@ -356,11 +361,15 @@ func ParseCase(v *incidentlib.Vocabulary, file string, data []byte, now time.Tim
 	for i, r := range c.Remediation {
 		if strings.TrimSpace(r) == "" {
 			report(at("remediation", i), "remediation[%d] is empty", i)
+		} else if foldedItem.MatchString(r) {
+			report(at("remediation", i), "remediation[%d] holds a step folded into it (%q): a \"- \" line indented deeper than its list is read as part of the item before; give each step its own \"- \" at the list's indentation", i, foldedItem.FindString(r))
 		}
 	}
 	for i, a := range cf.ActionItems {
 		if strings.TrimSpace(a.Text) == "" {
 			report(at("action_items", i), "action_items[%d] has no text", i)
+		} else if foldedItem.MatchString(a.Text) {
+			report(at("action_items", i), "action_items[%d] holds an item folded into it (%q): give each its own \"- text:\" entry", i, foldedItem.FindString(a.Text))
 		}
 		c.ActionItems = append(c.ActionItems, incidentlib.ActionItem{Text: a.Text, Estimate: a.Estimate})
 	}
