@@ -204,12 +204,12 @@ func TestValidatorCatchesDrift(t *testing.T) {
 		}
 	}
 	tl := map[string]any{"$ref": "#/components/schemas/Timeline"}
-	dash := `{"started":"–","started_precision":"time","detected":null,"detected_precision":null,"mitigated":null,"mitigated_precision":null,"resolved":null,"resolved_precision":null}`
+	dash := `{"started":"–","started_precision":"time","detected":null,"detected_precision":null,"mitigated":null,"mitigated_precision":null,"resolved":null,"resolved_precision":null,"reported":null,"reported_precision":null}`
 	if errs := validate(doc, tl, decode(t, []byte(dash)), "$"); len(errs) == 0 {
 		t.Error("a dash placeholder for a time was not caught")
 	}
 	for _, s := range []string{"2026", "2026-08", "2026-08-24", "2026-08-24T16:56:00Z"} {
-		ok := `{"started":"` + s + `","started_precision":"time","detected":null,"detected_precision":null,"mitigated":null,"mitigated_precision":null,"resolved":null,"resolved_precision":null}`
+		ok := `{"started":"` + s + `","started_precision":"time","detected":null,"detected_precision":null,"mitigated":null,"mitigated_precision":null,"resolved":null,"resolved_precision":null,"reported":null,"reported_precision":null}`
 		if errs := validate(doc, tl, decode(t, []byte(ok)), "$"); len(errs) > 0 {
 			t.Errorf("%s refused: %v", s, errs)
 		}

@@ -98,7 +98,8 @@ var PastedQueries = []PastedQuery{
 			"IL-1455", "IL-1456", // Prometheus OOMKilled at its container limit (exit code 137)
 			"IL-1330"}}, // CoreDNS pods OOM-killed, added later that day
 	{Text: "2025/12/01 10:02:11 http: Accept error: accept tcp [::]:8080: accept4: too many open files; retrying in 1s",
-		Signature: "too many open files", Means: "file descriptor limit", Cases: []string{"IL-0049", "IL-1407"}},
+		Signature: "too many open files", Means: "file descriptor limit", Cases: []string{"IL-0049", "IL-1407",
+			"IL-1689"}}, // GitLab's CI runners out of file descriptors, written later on 2 December 2026
 	{Text: "dial tcp: lookup db.internal on 10.96.0.10:53: read udp 10.244.1.7:41235->10.96.0.10:53: i/o timeout",
 		Signature: "DNS lookup failure", Means: "DNS resolution failing",
 		Cases: []string{"IL-0029", "IL-0067", "IL-0149", "IL-0216", "IL-0802", "IL-0850",
