@@ -48,10 +48,13 @@ func serveForTest(t *testing.T, args ...string) *served {
 	return s
 }
 
-// waitReady waits until /readyz answers 200.
+// waitReady waits until /readyz answers 200. Ready means the shipped
+// corpus is indexed, which under the race detector on a busy 2-core
+// machine took over 30 s at 1,218 cases: the wait is generous, since it
+// only bounds a hang.
 func (s *served) waitReady() {
 	s.t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		if resp, err := http.Get(s.Base + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
