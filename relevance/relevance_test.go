@@ -31,9 +31,11 @@ import (
 // from 825 to 1,040 cases and reviewers judged the new cases into the set
 // (more judged cases per query, so the share of them a page of ten holds
 // fell): tuning 0.883 / 0.941 / 0.881, held out 0.886 / 0.967 / 0.894.
+// Set again at 1,218 cases (178 more, judged into the set the same way):
+// tuning 0.870 / 0.947 / 0.875, held out 0.877 / 0.982 / 0.903.
 var floors = map[string]struct{ recall, mrr, ndcg float64 }{
-	"tuning":   {0.88, 0.94, 0.88},
-	"held out": {0.88, 0.96, 0.89},
+	"tuning":   {0.87, 0.94, 0.87},
+	"held out": {0.87, 0.98, 0.90},
 }
 
 // blindFloors are the same for relevance/blind.yaml (half held out, seed
@@ -43,10 +45,13 @@ var floors = map[string]struct{ recall, mrr, ndcg float64 }{
 // Set again the same day at 1,040 cases, after blind reviewers judged the
 // new cases into the set: tuning 0.555 / 0.853 / 0.612, held out 0.564 /
 // 0.814 / 0.603 (MRR rose; the judged share fell because queries gained
-// judged cases, up to ten of which count).
+// judged cases, up to ten of which count). Set again at 1,218 cases, the
+// 178 new cases judged in by a blind reviewer: tuning 0.532 / 0.848 /
+// 0.591, held out 0.544 / 0.786 / 0.583 (the held-out MRR fell from 0.814:
+// new cases that answer a query rank above the judged ones more often).
 var blindFloors = map[string]struct{ recall, mrr, ndcg float64 }{
-	"tuning":   {0.55, 0.85, 0.61},
-	"held out": {0.56, 0.81, 0.60},
+	"tuning":   {0.53, 0.84, 0.59},
+	"held out": {0.54, 0.78, 0.58},
 }
 
 func TestBlindSetFloor(t *testing.T) {
