@@ -142,7 +142,20 @@ const testBaseURL = "https://incidents.example"
 
 func newFixtureHandler(t testing.TB) (*engine.Engine, http.Handler) {
 	t.Helper()
-	e, err := engine.Open(context.Background(), fixtureVocabulary(), fixtureCases(), engine.Options{})
+	return fixtureHandlerOver(t, fixtureCases())
+}
+
+// handlerFor serves the fixture vocabulary and checks over cases of a
+// test's own.
+func handlerFor(t testing.TB, cases []*incidentlib.Case) http.Handler {
+	t.Helper()
+	_, h := fixtureHandlerOver(t, cases)
+	return h
+}
+
+func fixtureHandlerOver(t testing.TB, cases []*incidentlib.Case) (*engine.Engine, http.Handler) {
+	t.Helper()
+	e, err := engine.Open(context.Background(), fixtureVocabulary(), cases, engine.Options{})
 	if err != nil {
 		t.Fatalf("engine.Open: %v", err)
 	}

@@ -655,15 +655,7 @@ func TestSearchPageStrictAndBounded(t *testing.T) {
 func TestSeedListingOnlyCaseIsMarked(t *testing.T) {
 	cases := fixtureCases()
 	cases[0].Sources = []incidentlib.Source{{Type: "seed-listing"}}
-	e, err := engine.Open(context.Background(), fixtureVocabulary(), cases, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	h, err := New(e, Config{BaseURL: testBaseURL, Checks: fixtureChecks()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := handlerFor(t, cases)
 	const notice = `class="seed-only"`
 	if body := get(t, h, "GET", "/cases/"+cases[0].ID, nil).Body.String(); !strings.Contains(body, notice) {
 		t.Errorf("the page of listing-only %s does not say it rests on a listing", cases[0].ID)
@@ -759,15 +751,7 @@ func TestCaseWithoutAStartShowsWhenItWasMadePublic(t *testing.T) {
 	c := *cases[0]
 	c.ID, c.Title = "IL-0777", "An undated outage told of in a later post"
 	c.Timeline = incidentlib.Timeline{Reported: incidentlib.Timestamp{Time: time.Date(2018, 6, 1, 0, 0, 0, 0, time.UTC), Precision: incidentlib.PrecisionMonth}}
-	e, err := engine.Open(context.Background(), fixtureVocabulary(), append(cases, &c), engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	h, err := New(e, Config{BaseURL: testBaseURL, Checks: fixtureChecks()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := handlerFor(t, append(cases, &c))
 	body := get(t, h, "GET", "/cases/IL-0777", nil).Body.String()
 	for _, want := range []string{`start unknown, made public <time datetime="2018-06">Jun 2018</time>`, "Not given by the sources: start, "} {
 		if !strings.Contains(body, want) {
