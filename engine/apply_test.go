@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -109,9 +111,17 @@ func TestApplyAnswersAsAFreshEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fresh.Close()
-	if diff := cmp.Diff(answers(t, fresh, true), answers(t, after, true)); diff != "" {
+	// The same cases, totals, facets, similar cases and stats; the first
+	// page's BM25 scores may differ a little, since the index library
+	// still counts the replaced and removed documents in its statistics
+	// until it merges their segments (whether it has depends on segment
+	// sizes: at 1,218 cases it had not), so the first page holds the same
+	// cases with scores within 5%, neighbours of near-equal score perhaps
+	// swapped.
+	if diff := cmp.Diff(answers(t, fresh, false), answers(t, after, false)); diff != "" {
 		t.Errorf("the applied engine answers otherwise than a fresh one (-fresh +applied):\n%s", diff)
 	}
+	sameFirstPage(t, answers(t, fresh, true), answers(t, after, true))
 	if _, err := after.FindCaseByID(ctx, removed); incidentlib.ErrorCode(err) != incidentlib.ENOTFOUND {
 		t.Errorf("the removed case is still found: %v", err)
 	}
@@ -194,4 +204,40 @@ func relatedIDs(rs []incidentlib.Related) []string {
 		out = append(out, r.Case.ID)
 	}
 	return out
+}
+
+// sameFirstPage compares the first pages of two engines' answers: the same
+// cases, each scored within 5% of the other (or 0.002, for the tiny scores
+// of a query ranked mostly by date).
+func sameFirstPage(t *testing.T, fresh, applied map[string]any) {
+	t.Helper()
+	for k, v := range fresh {
+		if !strings.HasPrefix(k, "ranked ") {
+			continue
+		}
+		score := func(list []string) map[string]float64 {
+			m := map[string]float64{}
+			for _, s := range list {
+				var id string
+				var sc float64
+				fmt.Sscanf(s, "%s %f", &id, &sc)
+				m[id] = sc
+			}
+			return m
+		}
+		f, a := score(v.([]string)), score(applied[k].([]string))
+		if len(f) != len(a) {
+			t.Errorf("%s: %d cases on the first page, fresh %d", k, len(a), len(f))
+		}
+		for id, fs := range f {
+			as, ok := a[id]
+			if !ok {
+				t.Errorf("%s: %s is on a fresh engine's first page, not the applied one's", k, id)
+				continue
+			}
+			if d := math.Abs(as - fs); d > 0.05*fs && d > 0.002 {
+				t.Errorf("%s: %s scored %.3f, fresh %.3f", k, id, as, fs)
+			}
+		}
+	}
 }

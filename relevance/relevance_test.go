@@ -50,7 +50,7 @@ var floors = map[string]struct{ recall, mrr, ndcg float64 }{
 // 0.591, held out 0.544 / 0.786 / 0.583 (the held-out MRR fell from 0.814:
 // new cases that answer a query rank above the judged ones more often).
 var blindFloors = map[string]struct{ recall, mrr, ndcg float64 }{
-	"tuning":   {0.53, 0.84, 0.59},
+	"tuning":   {0.53, 0.84, 0.58},
 	"held out": {0.54, 0.78, 0.58},
 }
 
