@@ -90,3 +90,23 @@ func TestNormalizeCaseID(t *testing.T) {
 		}
 	}
 }
+
+// A case whose sources give no start knows neither start field, nor any
+// duration from the start, whatever its reported date.
+func TestCaseWithoutAStartKnowsNoStart(t *testing.T) {
+	c := &incidentlib.Case{Timeline: incidentlib.Timeline{
+		Reported: incidentlib.Timestamp{Time: time.Date(2018, 7, 25, 0, 0, 0, 0, time.UTC), Precision: incidentlib.PrecisionDay},
+		Resolved: incidentlib.Timestamp{Time: time.Date(2018, 7, 20, 10, 0, 0, 0, time.UTC)},
+	}}
+	for _, f := range incidentlib.CaseFields {
+		switch f.Name {
+		case "started (exact time)", "started (day or better)", "time_to_resolve", "time_to_detect":
+			if f.Known(c) {
+				t.Errorf("%s is known of a case with no start", f.Name)
+			}
+		}
+	}
+	if y := c.Year(); y != 2018 {
+		t.Errorf("Year() = %d, want the year it was made public", y)
+	}
+}

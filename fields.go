@@ -19,7 +19,7 @@ var CaseFields = []CaseField{
 	{Name: "started (exact time)", Known: func(c *Case) bool { return c.Timeline.Started.Exact() }},
 	{Name: "started (day or better)", Known: func(c *Case) bool {
 		p := c.Timeline.Started.Precision
-		return p == PrecisionTime || p == PrecisionDay
+		return !c.Timeline.Started.IsZero() && (p == PrecisionTime || p == PrecisionDay)
 	}},
 	{Name: "detected", Known: func(c *Case) bool { return !c.Timeline.Detected.IsZero() }},
 	{Name: "mitigated", Known: func(c *Case) bool { return !c.Timeline.Mitigated.IsZero() }},
