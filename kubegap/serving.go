@@ -278,30 +278,48 @@ func envServiceRefs(e corev1.EnvVar, ns string, byName map[string][]*Service) []
 	return out
 }
 
+// maxConfigMapEnv bounds what one container's environment takes from the
+// ConfigMaps it reads, and maxEnvValue one value: a ConfigMap of files (a
+// whole configuration, thousands of keys) read into many workloads must
+// not multiply into millions of values to scan. Addresses are short and
+// few.
+const (
+	maxConfigMapEnv = 256
+	maxEnvValue     = 2048
+)
+
 // environment is a container's environment as far as the snapshot shows
 // it: its env values, the keys of the ConfigMaps it reads whole (envFrom,
-// with their prefix) and the ConfigMap keys its env takes values from. A
-// ConfigMap not in the snapshot adds nothing.
+// with their prefix; the first maxConfigMapEnv in key order, values of at
+// most maxEnvValue bytes) and the ConfigMap keys its env takes values
+// from. A ConfigMap not in the snapshot adds nothing.
 func (s *Snapshot) environment(c corev1.Container, ns string) []corev1.EnvVar {
 	out := make([]corev1.EnvVar, 0, len(c.Env))
+	taken := 0
 	for _, src := range c.EnvFrom {
 		if src.ConfigMapRef == nil {
 			continue
 		}
 		data := s.ConfigMaps[ns+"/"+src.ConfigMapRef.Name]
 		keys := make([]string, 0, len(data))
-		for k := range data {
-			keys = append(keys, k)
+		for k, v := range data {
+			if len(v) <= maxEnvValue {
+				keys = append(keys, k)
+			}
 		}
 		slices.Sort(keys) // the first workload found names the route: keep it stable
 		for _, k := range keys {
+			if taken == maxConfigMapEnv {
+				break
+			}
 			out = append(out, corev1.EnvVar{Name: src.Prefix + k, Value: data[k]})
+			taken++
 		}
 	}
 	for _, e := range c.Env {
 		if e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil {
 			ref := e.ValueFrom.ConfigMapKeyRef
-			if v, ok := s.ConfigMaps[ns+"/"+ref.Name][ref.Key]; ok {
+			if v, ok := s.ConfigMaps[ns+"/"+ref.Name][ref.Key]; ok && len(v) <= maxEnvValue {
 				e = corev1.EnvVar{Name: e.Name, Value: v}
 			}
 		}

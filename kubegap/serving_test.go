@@ -1,6 +1,8 @@
 package kubegap
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,5 +40,31 @@ func TestEnvServiceRefs(t *testing.T) {
 		case tc.want != nil && (len(got) != 1 || got[0] != tc.want):
 			t.Errorf("%s=%q names %d services, want %s/%s", tc.name, tc.value, len(got), tc.want.Ref.Namespace, tc.want.Ref.Name)
 		}
+	}
+}
+
+// What a container takes from a ConfigMap into its environment is bounded:
+// a ConfigMap of a thousand keys read by a workload adds at most
+// maxConfigMapEnv values, and no value longer than maxEnvValue.
+func TestEnvironmentFromConfigMapsIsBounded(t *testing.T) {
+	s := NewSnapshot()
+	data := map[string]string{"BIG": strings.Repeat("x", maxEnvValue+1)}
+	for i := range 1000 {
+		data[fmt.Sprintf("KEY_%04d", i)] = "svc:80"
+	}
+	s.ConfigMaps = map[string]map[string]string{"ns/cm": data}
+	c := corev1.Container{EnvFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "cm"}}}},
+		Env: []corev1.EnvVar{{Name: "A", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "cm"}, Key: "KEY_0999"}}}}}
+	env := s.environment(c, "ns")
+	if len(env) != maxConfigMapEnv+1 {
+		t.Errorf("%d values, want %d from the ConfigMap and one of the container's own", len(env), maxConfigMapEnv)
+	}
+	for _, e := range env {
+		if len(e.Value) > maxEnvValue {
+			t.Errorf("%s: a value of %d bytes was taken", e.Name, len(e.Value))
+		}
+	}
+	if last := env[len(env)-1]; last.Name != "A" || last.Value != "svc:80" {
+		t.Errorf("the key the container names: %+v", last)
 	}
 }
