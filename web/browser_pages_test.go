@@ -216,12 +216,33 @@ func TestBrowserThemeToggleOnPhones(t *testing.T) {
 		if tb, bb := top("#theme-toggle"), top(".brand"); tb-bb > 12 || bb-tb > 12 {
 			t.Errorf("%s at 360px: the theme toggle's top %.0f, the brand's %.0f: not on one row", path, tb, bb)
 		}
-		shift, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`new Promise(r => { let s = 0; new PerformanceObserver(l => { for (const e of l.getEntries()) s += e.value; }).observe({type: 'layout-shift', buffered: true}); setTimeout(() => r(String(s)), 300); })`, chromedp.EvalAwaitPromise))
+		// The sum of the page's layout shifts, and what moved: a failure
+		// names the element, its old and its new box.
+		var shift struct {
+			Total float64  `json:"total"`
+			Moved []string `json:"moved"`
+		}
+		raw, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`new Promise(r => {
+			const out = {total: 0, moved: []};
+			new PerformanceObserver(l => {
+				for (const e of l.getEntries()) {
+					out.total += e.value;
+					for (const s of (e.sources || [])) {
+						const n = s.node, box = q => Math.round(q.x) + ',' + Math.round(q.y) + ' ' + Math.round(q.width) + 'x' + Math.round(q.height);
+						out.moved.push((n && n.nodeName ? n.nodeName.toLowerCase() + (n.className ? '.' + n.className : '') : 'text') + ' ' + box(s.previousRect) + ' -> ' + box(s.currentRect));
+					}
+				}
+			}).observe({type: 'layout-shift', buffered: true});
+			setTimeout(() => r(JSON.stringify(out)), 300);
+		})`, chromedp.EvalAwaitPromise))
 		if err != nil {
 			t.Fatalf("layout shift: %v", err)
 		}
-		if v := mustFloat(t, shift); v > 0.01 {
-			t.Errorf("%s at 360px: cumulative layout shift %.3f", path, v)
+		if err := json.Unmarshal([]byte(raw), &shift); err != nil {
+			t.Fatalf("layout shift: %v", err)
+		}
+		if shift.Total > 0.01 {
+			t.Errorf("%s at 360px: cumulative layout shift %.3f; moved: %s", path, shift.Total, strings.Join(shift.Moved, "; "))
 		}
 	}
 	b.screenshot("issue22-phone-header")
