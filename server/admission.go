@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,14 +23,20 @@ type ClassLimits struct {
 	// absorbed by the wait; sustained overload is not (see ShortWait).
 	MaxWait time.Duration
 	// ShortWait replaces MaxWait for a request that arrives while the
-	// queue has not been empty for OverloadAfter, from a client that
-	// already has requests running or waiting: under sustained overload a
-	// long wait would only turn overload into latency for every admitted
-	// request, so the clients causing it wait briefly and are refused. A
-	// client with nothing running or waiting still gets MaxWait: it is
-	// next in line at the fair dispatch, so it waits about one request.
+	// class is overloaded, from a client that already has requests
+	// running or waiting: under sustained overload a long wait would only
+	// turn overload into latency for every admitted request, so the
+	// clients causing it wait briefly and are refused. A client with
+	// nothing running or waiting still gets MaxWait: it is next in line at
+	// the fair dispatch, so it waits about one request. The class is
+	// overloaded while the queue has not been empty for OverloadAfter, and
+	// for ShedMemory after it last refused a request: shedding empties the
+	// queue again and again, and without that memory each emptying would
+	// give the next arrivals the long wait (issue 22: admitted searches'
+	// p99 stayed near MaxWait at twice the capacity).
 	ShortWait     time.Duration
 	OverloadAfter time.Duration
+	ShedMemory    time.Duration
 	// MaxQueue bounds the requests waiting, MaxQueuedPerClient those of
 	// one client, so one client cannot fill the queue.
 	MaxQueue           int
@@ -62,6 +69,7 @@ type admission struct {
 	inUse     int
 	queued    int
 	lastEmpty time.Time // when the queue was last empty
+	lastShed  time.Time // when a request was last refused
 	seq       uint64    // grants so far, to order clients by last service
 	clients   map[string]*admitClient
 
@@ -166,6 +174,7 @@ func (a *admission) acquire(ctx context.Context, client string) (release func())
 		return a.releaser(client)
 	}
 	if a.queued >= a.lim.MaxQueue || len(c.waiters) >= a.lim.MaxQueuedPerClient {
+		a.lastShed = a.now()
 		a.forgetLocked(client, c)
 		a.mu.Unlock()
 		a.shed.Add(1)
@@ -175,7 +184,8 @@ func (a *admission) acquire(ctx context.Context, client string) (release func())
 	wait := a.lim.MaxWait
 	if a.queued == 0 {
 		a.lastEmpty = now
-	} else if a.lim.OverloadAfter > 0 && now.Sub(a.lastEmpty) > a.lim.OverloadAfter && (c.inFlight > 0 || len(c.waiters) > 0) {
+	}
+	if a.overloadedLocked(now) && (c.inFlight > 0 || len(c.waiters) > 0) {
 		wait = a.lim.ShortWait
 	}
 	w := &waiter{ch: make(chan struct{})}
@@ -206,6 +216,9 @@ func (a *admission) acquire(ctx context.Context, client string) (release func())
 		if a.queued == 0 {
 			a.lastEmpty = a.now()
 		}
+		if !errors.Is(ctx.Err(), context.Canceled) {
+			a.lastShed = a.now()
+		}
 		a.forgetLocked(client, c)
 		a.mu.Unlock()
 		a.shed.Add(1)
@@ -215,6 +228,19 @@ func (a *admission) acquire(ctx context.Context, client string) (release func())
 	a.admitted.Add(1)
 	a.waited.Add(1)
 	return a.releaser(client)
+}
+
+// overloadedLocked reports whether the class is under sustained
+// overload: its queue has not been empty for OverloadAfter, or it refused
+// a request within ShedMemory.
+func (a *admission) overloadedLocked(now time.Time) bool {
+	if a.lim.OverloadAfter <= 0 {
+		return false
+	}
+	if a.queued > 0 && now.Sub(a.lastEmpty) > a.lim.OverloadAfter {
+		return true
+	}
+	return !a.lastShed.IsZero() && now.Sub(a.lastShed) < a.lim.ShedMemory
 }
 
 func (a *admission) grantLocked(c *admitClient) {
@@ -268,8 +294,18 @@ func (a *admission) dispatchLocked() {
 		if best == nil {
 			return
 		}
-		w := best.waiters[0]
-		best.waiters = best.waiters[1:]
+		// In order while the class keeps up; newest first under overload
+		// (adaptive LIFO): the oldest waiters are the ones that will
+		// time out anyway, and serving them first would make every
+		// admitted request wait nearly the whole wait.
+		var w *waiter
+		if a.overloadedLocked(a.now()) {
+			w = best.waiters[len(best.waiters)-1]
+			best.waiters = best.waiters[:len(best.waiters)-1]
+		} else {
+			w = best.waiters[0]
+			best.waiters = best.waiters[1:]
+		}
 		a.queued--
 		if a.queued == 0 {
 			a.lastEmpty = a.now()

@@ -48,7 +48,8 @@ type Limits struct {
 // that another client's search never waits behind a greedy client's slow
 // queries. A burst waits up to 300 ms for a slot (an agent's eight parallel searches
 // are all answered), but once the queue has not been empty for 150 ms
-// (sustained overload, not a burst) the clients with requests already
+// (sustained overload, not a burst), and for a second after any request
+// was refused, the clients with requests already
 // running or waiting wait 50 ms at most, so that what is admitted is
 // still answered fast and the rest are told to retry. At most 64 wait,
 // 16 of them from one client. Under sustained overload the slots are
@@ -57,7 +58,7 @@ type Limits struct {
 // take and for cheap requests; a burst (200 ms of slot time) is never held.
 func DefaultExpensive(slots int) ClassLimits {
 	return ClassLimits{Slots: slots, MaxPerClient: max(1, slots-1), MaxWait: 300 * time.Millisecond, ShortWait: 50 * time.Millisecond,
-		OverloadAfter: 150 * time.Millisecond, MaxQueue: 64, MaxQueuedPerClient: 16,
+		OverloadAfter: 150 * time.Millisecond, ShedMemory: time.Second, MaxQueue: 64, MaxQueuedPerClient: 16,
 		MaxBusy: 0.85, BusyBurst: 200 * time.Millisecond}
 }
 

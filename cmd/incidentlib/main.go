@@ -26,6 +26,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now}
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		spareProcessors()
+	}
 	os.Exit(m.Run(ctx, os.Args[1:]))
 }
 

@@ -135,7 +135,7 @@ func (m *Main) runServe(ctx context.Context, args []string) int {
 	}})
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, l) }()
-	log.Info("listening", "addr", l.Addr().String(), "url", cfg.baseURL)
+	log.Info("listening", "addr", l.Addr().String(), "url", cfg.baseURL, "processors", processors, "gomaxprocs", runtime.GOMAXPROCS(0), "max_inflight", cfg.maxExpensive)
 	if m.OnListen != nil {
 		m.OnListen(l.Addr().String())
 	}
@@ -317,6 +317,33 @@ func (m *Main) logger(level, format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: want text or json", format)
 }
 
+// processors is the number of processors the runtime found it may use
+// (CPU affinity and a container's CPU quota honoured), read before
+// spareProcessors raises GOMAXPROCS above it.
+var processors = runtime.GOMAXPROCS(0)
+
+// spareProcs is how many more Go processors than processors serve runs
+// (unless GOMAXPROCS is set). With exactly one per processor, every one
+// of them is busy with searches under overload, and a new request is
+// noticed only when the runtime polls the network (every 10 ms at worst)
+// and then waits in the run queue behind the searches: cheap requests'
+// p99 was 0.8–1.3 s at twice the search capacity on one core. With spare
+// ones a thread always waits in the network poller; the kernel wakes it
+// when a request arrives and schedules it beside the searching threads,
+// so a health check or a cached page no longer waits for a search to
+// finish. Expensive work stays bounded by processors (the --max-inflight
+// default), not by GOMAXPROCS. docs/performance.md has the measurements
+// (one core: GOMAXPROCS 2, 3, 4, 6 and 8).
+const spareProcs = 3
+
+// spareProcessors raises GOMAXPROCS to processors + spareProcs, unless
+// the environment sets it.
+func spareProcessors() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(processors + spareProcs)
+	}
+}
+
 // defaultMaxExpensive bounds expensive work at one request per processor.
 // A search is CPU work, so more at once only makes each slower. One client
 // holds at most all the slots but one (server.DefaultExpensive), so on two
@@ -325,7 +352,7 @@ func (m *Main) logger(level, format string) (*slog.Logger, error) {
 // longer make the others wait (issue 22), and a single heavy client still
 // leaves a processor for cheap requests, as the earlier default of
 // processors − 1 did (docs/performance.md).
-func defaultMaxExpensive() int { return max(1, runtime.GOMAXPROCS(0)) }
+func defaultMaxExpensive() int { return max(1, processors) }
 
 func (m *Main) runMCP(ctx context.Context, args []string) int {
 	fs := newFlagSet("mcp", m.Stderr)
