@@ -32,10 +32,14 @@ import (
 // (more judged cases per query, so the share of them a page of ten holds
 // fell): tuning 0.883 / 0.941 / 0.881, held out 0.886 / 0.967 / 0.894.
 // Set again at 1,218 cases (178 more, judged into the set the same way):
-// tuning 0.870 / 0.947 / 0.875, held out 0.877 / 0.982 / 0.903.
+// tuning 0.870 / 0.947 / 0.875, held out 0.877 / 0.982 / 0.903. Set again
+// at 1,225 cases, after the third readings edited about 380 cases (terms
+// dropped, lessons narrowed, hedges restored) and 7 were added, with no
+// ranking change: tuning 0.864 / 0.947 / 0.873, held out 0.874 / 0.973 /
+// 0.898.
 var floors = map[string]struct{ recall, mrr, ndcg float64 }{
 	"tuning":   {0.86, 0.94, 0.87},
-	"held out": {0.87, 0.98, 0.90},
+	"held out": {0.87, 0.97, 0.89},
 }
 
 // blindFloors are the same for relevance/blind.yaml (half held out, seed
@@ -49,9 +53,11 @@ var floors = map[string]struct{ recall, mrr, ndcg float64 }{
 // 178 new cases judged in by a blind reviewer: tuning 0.532 / 0.848 /
 // 0.591, held out 0.544 / 0.786 / 0.583 (the held-out MRR fell from 0.814:
 // new cases that answer a query rank above the judged ones more often).
+// Set again at 1,225 cases after the third readings (see floors): tuning
+// 0.527 / 0.851 / 0.591, held out 0.543 / 0.780 / 0.583.
 var blindFloors = map[string]struct{ recall, mrr, ndcg float64 }{
-	"tuning":   {0.53, 0.84, 0.58},
-	"held out": {0.54, 0.78, 0.58},
+	"tuning":   {0.52, 0.85, 0.59},
+	"held out": {0.54, 0.77, 0.58},
 }
 
 func TestBlindSetFloor(t *testing.T) {
