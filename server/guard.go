@@ -36,6 +36,12 @@ type Limits struct {
 	// stuck database never holds a search slot, nor a search a write.
 	// Its zero value takes DefaultWrite.
 	Write ClassLimits
+	// ExpensiveNice, above zero, runs each admitted expensive request on
+	// an OS thread of its own whose scheduling priority is lowered by that
+	// much (a nice value; Linux only, elsewhere it changes nothing). Under
+	// overload the kernel then runs a thread answering a cheap request
+	// (a probe, a cached page) ahead of the threads that search.
+	ExpensiveNice int
 	// WriteTimeout is the deadline given to each write-path request's
 	// context; 0 means DefaultWriteTimeout.
 	WriteTimeout time.Duration
@@ -77,6 +83,7 @@ type guard struct {
 	expensive    *admission                    // nil: no bound
 	write        *admission                    // nil: no bound
 	writeTimeout time.Duration
+	nice         int // ExpensiveNice
 	cache        *responseCache
 
 	// pending coalesces identical cacheable requests: while one builds
@@ -108,6 +115,7 @@ func newGuard(l Limits) *guard {
 		w = DefaultWrite
 	}
 	g.write = newAdmission(w)
+	g.nice = l.ExpensiveNice
 	g.writeTimeout = l.WriteTimeout
 	if g.writeTimeout <= 0 {
 		g.writeTimeout = DefaultWriteTimeout
@@ -247,16 +255,23 @@ func (g *guard) wrap(next http.Handler, isWrite func(*http.Request) bool, webErr
 		}
 		g.inFlight.Add(1)
 		defer g.inFlight.Add(-1)
-		if !cacheable || r.Method != http.MethodGet {
-			next.ServeHTTP(w, r)
+		serve := func() {
+			if !cacheable || r.Method != http.MethodGet {
+				next.ServeHTTP(w, r)
+				return
+			}
+			cw := &captureWriter{ResponseWriter: w, limit: g.cache.maxEntry}
+			next.ServeHTTP(cw, r)
+			if cc := cw.header.Get("Cache-Control"); cw.status == http.StatusOK && !cw.over && !cw.flushed && cw.header != nil && cw.header.Get("Set-Cookie") == "" &&
+				!strings.Contains(cc, "private") && !strings.Contains(cc, "no-store") {
+				g.cache.put(&cachedResponse{key: key, header: cw.header, body: cw.body, etag: cw.header.Get("ETag")})
+			}
+		}
+		if class != nil && class == g.expensive && g.nice > 0 {
+			runNiced(g.nice, serve)
 			return
 		}
-		cw := &captureWriter{ResponseWriter: w, limit: g.cache.maxEntry}
-		next.ServeHTTP(cw, r)
-		if cc := cw.header.Get("Cache-Control"); cw.status == http.StatusOK && !cw.over && !cw.flushed && cw.header != nil && cw.header.Get("Set-Cookie") == "" &&
-			!strings.Contains(cc, "private") && !strings.Contains(cc, "no-store") {
-			g.cache.put(&cachedResponse{key: key, header: cw.header, body: cw.body, etag: cw.header.Get("ETag")})
-		}
+		serve()
 	})
 }
 

@@ -35,6 +35,7 @@ type config struct {
 	conns     int
 	phases    string
 	serverCPU string
+	serverEnv envList
 	// serveFlags are added to every server the harness starts, to measure
 	// a setting ("--max-inflight 1").
 	serveFlags []string
@@ -49,7 +50,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.duration, "duration", 5*time.Second, "length of each measured phase (at most 60s)")
 	fs.IntVar(&cfg.conns, "conns", 32, "concurrent connections in the capacity phase (at most 256)")
 	fs.StringVar(&cfg.phases, "phases", "capacity,overload,mcp-parallel,fair,hostile,faults", "phases to run, comma-separated (capacity, overload, mcp-parallel, fair, hostile, faults)")
-	fs.StringVar(&cfg.serverCPU, "server-cpu", "", "pin each server started to this CPU list (taskset -c), e.g. 1, with the harness itself run on another (taskset -c 0)")
+	fs.StringVar(&cfg.serverCPU, "server-cpu", "", "start each server pinned to this CPU list (taskset -c), e.g. 1, with the harness itself run on another (taskset -c 0)")
+	fs.Var(&cfg.serverEnv, "server-env", "KEY=VALUE added to each server's environment, e.g. GOMAXPROCS=1 (repeatable)")
 	var serveFlags string
 	fs.StringVar(&serveFlags, "serve-flags", "", "flags added to every server started, space-separated (e.g. \"--max-inflight 1\")")
 	var minimalBody, minimalType, minimalAddr string
@@ -132,7 +134,15 @@ func (h *harness) start(ctx context.Context, dataDir string, extra ...string) (*
 	}
 	args := append([]string{"serve", "--addr", addr, "--data", dataDir, "--log-level", "warn"}, extra...)
 	args = append(args, h.cfg.serveFlags...)
+	// Pinned from its first instruction (taskset execs the binary), so
+	// that the Go runtime sizes itself for the CPUs it is given, as it
+	// does in a pod with a CPU limit; pinned after start it counted every
+	// CPU of the machine.
 	cmd := exec.CommandContext(ctx, h.cfg.bin, args...)
+	if h.cfg.serverCPU != "" {
+		cmd = exec.CommandContext(ctx, "taskset", append([]string{"-c", h.cfg.serverCPU, h.cfg.bin}, args...)...)
+	}
+	cmd.Env = append(os.Environ(), h.cfg.serverEnv...)
 	s := &server{cmd: cmd, base: "http://" + addr, logs: &strings.Builder{}}
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
@@ -150,12 +160,6 @@ func (h *harness) start(ctx context.Context, dataDir string, extra ...string) (*
 		return nil, err
 	}
 	s.pid = cmd.Process.Pid
-	if h.cfg.serverCPU != "" {
-		if out, err := exec.Command("taskset", "-a", "-p", "-c", h.cfg.serverCPU, strconv.Itoa(s.pid)).CombinedOutput(); err != nil {
-			s.stop()
-			return nil, fmt.Errorf("taskset: %v: %s", err, out)
-		}
-	}
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		resp, err := http.Get(s.base + "/readyz")
@@ -355,6 +359,19 @@ func mixPath(phase, n int64) string {
 	const cycle = 30 * 4 * 81 * 20 // the stream's period
 	const stride = 7919            // a prime, coprime to the period
 	return synthetic.SearchMix((phase*48_611 + n*stride) % cycle)
+}
+
+// envList is a repeatable KEY=VALUE flag.
+type envList []string
+
+func (e *envList) String() string { return strings.Join(*e, " ") }
+
+func (e *envList) Set(v string) error {
+	if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+		return fmt.Errorf("want KEY=VALUE, got %q", v)
+	}
+	*e = append(*e, v)
+	return nil
 }
 
 // split separates admitted (positive) and refused (negative) latencies.

@@ -301,6 +301,8 @@ func TestServeRefusesBadLimitFlags(t *testing.T) {
 		{"serve", "--rate-limit", "-1"},
 		{"serve", "--log-format", "xml"},
 		{"serve", "--max-inflight", "-2"},
+		{"serve", "--search-nice", "-1"},
+		{"serve", "--search-nice", "20"},
 	} {
 		if code, _, errOut := run(t, args...); code != 2 || errOut == "" {
 			t.Errorf("%v: exit %d, %q", args, code, errOut)
