@@ -325,21 +325,6 @@ func lastUsed(dir string) time.Time {
 	return info.ModTime()
 }
 
-// inUse reports whether a process holds the index at dir open: every
-// reader holds a shared lock on its store file.
-func inUse(dir string) bool {
-	f, err := os.OpenFile(filepath.Join(dir, "store", "root.bolt"), os.O_RDONLY, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return true
-	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
-}
-
 // removeStaleIndexes deletes the indexes of other corpora that no process
 // holds open and none has opened for staleIndexAge.
 func removeStaleIndexes(dataDir, keep string, log interface{ Info(string, ...any) }) {
