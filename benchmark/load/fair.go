@@ -34,12 +34,7 @@ func clientFrom(ip string, conns int) *http.Client {
 
 // mcpCall is a search_incidents call for query.
 func mcpCall(base, query string) *http.Request {
-	b := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_incidents","arguments":{"query":%q}}}`, query)
-	r, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(b))
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	return r
+	return searchCall(base, map[string]any{"query": query})
 }
 
 // mcpParallel sends, from one agent, rounds of 8 search_incidents calls at

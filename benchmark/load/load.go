@@ -412,14 +412,19 @@ func get(base, path string) func() *http.Request {
 }
 
 func mcpSearch(base string) func() *http.Request {
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_incidents","arguments":{"query":"database"}}}`
-	return func() *http.Request {
-		r, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json, text/event-stream")
-		r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		return r
-	}
+	return func() *http.Request { return searchCall(base, map[string]any{"query": "database"}) }
+}
+
+// searchCall is an MCP tools/call of search_incidents with args, over the
+// stateless HTTP transport.
+func searchCall(base string, args map[string]any) *http.Request {
+	a, _ := json.Marshal(args)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_incidents","arguments":` + string(a) + `}}`
+	r, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	return r
 }
 
 // mcpSearchMix sends search_incidents with a new query each time: the
@@ -432,13 +437,7 @@ func mcpSearchMix(base string, n *atomic.Int64) func() *http.Request {
 		q := u.Query()
 		limit, _ := strconv.Atoi(q.Get("per_page"))
 		year, _ := strconv.Atoi(q.Get("year_from"))
-		args, _ := json.Marshal(map[string]any{"query": q.Get("q"), "limit": min(limit, 50), "year_from": year})
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_incidents","arguments":` + string(args) + `}}`
-		r, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json, text/event-stream")
-		r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		return r
+		return searchCall(base, map[string]any{"query": q.Get("q"), "limit": min(limit, 50), "year_from": year})
 	}
 }
 
